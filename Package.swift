@@ -1,0 +1,49 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// Compiler settings shared by every target: Swift 6 language mode comes from the
+/// tools version; `ExistentialAny` makes every existential spelled `any`.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny")
+]
+
+let package = Package(
+    name: "Heron",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    products: [
+        .library(name: "HTTPCore", targets: ["HTTPCore"]),
+        .library(name: "HTTPEncoding", targets: ["HTTPEncoding"]),
+        .library(name: "HTTPMultipart", targets: ["HTTPMultipart"]),
+        .library(name: "HTTPClient", targets: ["HTTPClient"]),
+        .library(name: "HTTPEndpoints", targets: ["HTTPEndpoints"]),
+    ],
+    targets: [
+        .target(name: "HTTPCore", swiftSettings: swiftSettings),
+        .target(name: "HTTPEncoding", dependencies: ["HTTPCore"], swiftSettings: swiftSettings),
+        .target(name: "HTTPMultipart", dependencies: ["HTTPCore", "HTTPEncoding"], swiftSettings: swiftSettings),
+        .target(name: "HTTPClient", dependencies: ["HTTPCore"], swiftSettings: swiftSettings),
+        .target(
+            name: "HTTPEndpoints",
+            dependencies: ["HTTPCore", "HTTPEncoding", "HTTPMultipart", "HTTPClient"],
+            swiftSettings: swiftSettings
+        ),
+        .target(name: "TestSupport", dependencies: ["HTTPCore"], path: "Tests/TestSupport", swiftSettings: swiftSettings),
+        .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "HTTPEncodingTests",
+            dependencies: ["HTTPEncoding", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HTTPMultipartTests",
+            dependencies: ["HTTPMultipart", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "HTTPEndpointsTests",
+            dependencies: ["HTTPEndpoints", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

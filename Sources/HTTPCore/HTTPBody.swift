@@ -1,0 +1,208 @@
+import Foundation
+
+/// The content of a request: bytes in memory, a file on disk, or a stream of chunks.
+///
+/// A body knows its ``length`` when it can (so a transport can send `Content-Length`)
+/// and whether it can be read more than once (``iterationBehavior``): retry, redirect
+/// and logging look at that before they send or print a body again, so a one-shot
+/// stream is never silently re-sent. A file body is read in chunks when sent, never
+/// loaded whole.
+///
+/// ```swift
+/// let small = HTTPBody("name=heron")
+/// let upload = try HTTPBody(fileAt: URL(fileURLWithPath: "/tmp/video.mp4"))
+/// print(small.length, upload.iterationBehavior)  // known(10) multiple
+/// let bytes = try await small.collect(upTo: 1 << 20)
+/// ```
+public struct HTTPBody: Sendable {
+    /// The number of bytes a body holds, when known in advance.
+    public enum Length: Hashable, Sendable {
+        /// Exactly this many bytes.
+        case known(Int64)
+        /// Not known until the stream ends; transports send such a body chunked.
+        case unknown
+    }
+
+    /// How many times a body's content can be read.
+    public enum IterationBehavior: Hashable, Sendable {
+        /// Once only: a second read throws ``HTTPCoreError/Code/bodyAlreadyConsumed``.
+        case single
+        /// Any number of times, each read yielding the same bytes.
+        case multiple
+    }
+
+    /// Where the bytes come from, for transports that can send some sources better
+    /// (a file as a file upload, bytes as one buffer).
+    public enum Source: Sendable {
+        /// Bytes in memory.
+        case data(Data)
+        /// A regular file, read from its start.
+        case file(URL)
+        /// A stream of chunks; read it with ``chunks(size:)``.
+        case stream
+    }
+
+    enum Storage: Sendable {
+        case data(Data)
+        case file(URL, size: Int64)
+        case stream(ChunkProducer)
+    }
+
+    /// The number of bytes, when known.
+    public let length: Length
+    /// Whether the content can be read more than once.
+    public let iterationBehavior: IterationBehavior
+    let storage: Storage
+
+    /// A body holding `data`.
+    /// - Parameter data: The bytes to send; readable any number of times.
+    public init(_ data: Data) {
+        self.storage = .data(data)
+        self.length = .known(Int64(data.count))
+        self.iterationBehavior = .multiple
+    }
+
+    /// A body holding the UTF-8 bytes of `string`.
+    /// - Parameter string: The text to send.
+    public init(_ string: String) { self.init(Data(string.utf8)) }
+
+    /// A body holding `bytes`.
+    /// - Parameter bytes: The bytes to send.
+    public init(bytes: some Sequence<UInt8>) { self.init(Data(bytes)) }
+
+    /// An empty body of known length zero.
+    public static let empty = HTTPBody(Data())
+
+    /// A body read from the regular file at `url` when sent, in chunks.
+    ///
+    /// The file's size is read now (with `stat`, not by reading the file) and becomes the
+    /// body's known length; if the file is shorter when it is read, reading throws
+    /// ``HTTPCoreError/Code/bodyLengthMismatch``.
+    /// - Parameter url: A `file:` URL of a regular file.
+    /// - Throws: ``HTTPCoreError`` with code ``HTTPCoreError/Code/unreadableFile`` naming the
+    ///   path when it is missing, not a regular file, or not readable.
+    public init(fileAt url: URL) throws(HTTPCoreError) {
+        let size = try FileChunkReader.regularFileSize(at: url)
+        self.storage = .file(url, size: size)
+        self.length = .known(size)
+        self.iterationBehavior = .multiple
+    }
+
+    /// A body streamed from an asynchronous sequence of chunks, readable once.
+    ///
+    /// When `length` is known, reading checks it: a sequence that ends early or yields
+    /// more throws ``HTTPCoreError/Code/bodyLengthMismatch`` instead of sending a wrong body.
+    /// - Parameters:
+    ///   - sequence: The chunks, in order.
+    ///   - length: The total length, if known.
+    public init<ChunkSequence: AsyncSequence & Sendable>(stream sequence: ChunkSequence, length: Length)
+    where ChunkSequence.Element == Data {
+        self.init(length: length, iterationBehavior: .single) { sequence }
+    }
+
+    /// A body streamed from sequences made on demand, one per read.
+    ///
+    /// Use `.multiple` when every call of `makeSequence` yields the same bytes (the body
+    /// can then be retried); `.single` reads it at most once.
+    /// - Parameters:
+    ///   - length: The total length, if known; checked while reading.
+    ///   - iterationBehavior: Whether `makeSequence` may be called more than once.
+    ///   - makeSequence: Makes a fresh sequence of the chunks.
+    public init<ChunkSequence: AsyncSequence & Sendable>(
+        length: Length, iterationBehavior: IterationBehavior, makeSequence: @escaping @Sendable () -> ChunkSequence
+    ) where ChunkSequence.Element == Data {
+        self.storage = .stream(
+            ChunkProducer(single: iterationBehavior == .single) {
+                var iterator = makeSequence().makeAsyncIterator()
+                return { try await iterator.next() }
+            })
+        self.length = length
+        self.iterationBehavior = iterationBehavior
+    }
+
+    /// Where the bytes come from.
+    public var source: Source {
+        switch storage {
+        case .data(let data): return .data(data)
+        case .file(let url, _): return .file(url)
+        case .stream: return .stream
+        }
+    }
+
+    /// Whether the body can be sent again (for a retry or a redirect).
+    public var isReplayable: Bool { iterationBehavior == .multiple }
+
+    /// The content as a sequence of chunks.
+    ///
+    /// Bytes are sliced and files read in chunks of at most `size` bytes; a stream's
+    /// chunks come as the stream yields them. A known length is enforced.
+    /// - Parameter size: The largest chunk to make from bytes or a file; 256 KiB by default.
+    /// - Returns: A sequence that reads the body once; for a `.single` body a second
+    ///   call's sequence throws ``HTTPCoreError/Code/bodyAlreadyConsumed``.
+    public func chunks(size: Int = 256 * 1024) -> Chunks {
+        Chunks(body: self, chunkSize: max(1, size))
+    }
+
+    /// Reads the whole body into memory, up to `limit` bytes.
+    /// - Parameter limit: The most bytes to accept.
+    /// - Returns: The bytes.
+    /// - Throws: ``HTTPCoreError/Code/bodyTooLarge`` when the body is longer than `limit`
+    ///   (checked up front when the length is known), or any error of reading the body.
+    public func collect(upTo limit: Int) async throws -> Data {
+        if case .known(let count) = length, count > Int64(limit) {
+            throw HTTPCoreError(.bodyTooLarge, value: String(count), reason: "body of \(count) bytes exceeds the limit of \(limit)")
+        }
+        if case .data(let data) = storage { return data }
+        var result = Data()
+        if case .known(let count) = length { result.reserveCapacity(Int(count)) }
+        for try await chunk in chunks() {
+            guard result.count + chunk.count <= limit else {
+                throw HTTPCoreError(
+                    .bodyTooLarge, value: "\(result.count + chunk.count)+", reason: "body exceeds the limit of \(limit) bytes")
+            }
+            result.append(chunk)
+        }
+        return result
+    }
+}
+
+extension HTTPBody.Length: CustomStringConvertible {
+    /// `known(N)` or `unknown`.
+    public var description: String {
+        switch self {
+        case .known(let count): return "known(\(count))"
+        case .unknown: return "unknown"
+        }
+    }
+}
+
+extension HTTPBody.IterationBehavior: CustomStringConvertible {
+    /// `single` or `multiple`.
+    public var description: String { self == .single ? "single" : "multiple" }
+}
+
+/// Makes chunk iterators for a stream body, allowing one for a single-use body.
+///
+/// `@unchecked Sendable`: the only mutable state, `consumed`, is read and written under `lock`.
+final class ChunkProducer: @unchecked Sendable {
+    private let single: Bool
+    private let make: @Sendable () -> () async throws -> Data?
+    private let lock = NSLock()
+    private var consumed = false
+
+    init(single: Bool, make: @escaping @Sendable () -> () async throws -> Data?) {
+        self.single = single
+        self.make = make
+    }
+
+    /// A fresh `next` function, or `nil` when a single-use stream was already taken.
+    func take() -> (() async throws -> Data?)? {
+        if single {
+            lock.lock()
+            defer { lock.unlock() }
+            if consumed { return nil }
+            consumed = true
+        }
+        return make()
+    }
+}

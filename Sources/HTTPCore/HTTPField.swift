@@ -1,0 +1,65 @@
+/// One header field: a name and a validated value (RFC 9110 §5).
+///
+/// The value may not contain CR, LF, NUL or any other control character but horizontal
+/// tab (RFC 9110 §5.5), so a field can never end the header section early or add a
+/// field of its own. Leading and trailing spaces and tabs are trimmed, as RFC 9110 §5.5
+/// excludes them from the value.
+///
+/// ```swift
+/// let field = try HTTPField(name: .accept, value: "application/json")
+/// print(field)  // Accept: application/json
+/// ```
+public struct HTTPField: Hashable, Sendable, CustomStringConvertible {
+    /// The field name.
+    public let name: HTTPFieldName
+    /// The field value, trimmed of surrounding whitespace.
+    public let value: String
+
+    /// Creates a field from a name and a value.
+    /// - Parameters:
+    ///   - name: The field name.
+    ///   - value: The value; surrounding spaces and tabs are trimmed.
+    /// - Throws: ``HTTPCoreError`` with code ``HTTPCoreError/Code/invalidFieldValue`` when the
+    ///   value holds CR, LF, NUL, DEL or another control character other than tab.
+    public init(name: HTTPFieldName, value: String) throws(HTTPCoreError) {
+        self.name = name
+        self.value = try Self.validatedValue(value, for: name)
+    }
+
+    /// Creates a field from a name string and a value.
+    /// - Parameters:
+    ///   - name: The field name; must be an RFC 9110 token.
+    ///   - value: The value; surrounding spaces and tabs are trimmed.
+    /// - Throws: ``HTTPCoreError`` naming the bad name or value.
+    public init(name: String, value: String) throws(HTTPCoreError) {
+        try self.init(name: HTTPFieldName(name), value: value)
+    }
+
+    /// Renders the field as `Name: value`.
+    public var description: String { "\(name.rawName): \(value)" }
+
+    /// Checks and trims a field value.
+    static func validatedValue(_ value: String, for name: HTTPFieldName) throws(HTTPCoreError) -> String {
+        let bytes = value.utf8
+        for (offset, byte) in bytes.enumerated() where (byte < 0x20 && byte != 0x09) || byte == 0x7F {
+            let what: String
+            switch byte {
+            case 0x0D: what = "CR (0x0D)"
+            case 0x0A: what = "LF (0x0A)"
+            case 0x00: what = "NUL (0x00)"
+            default: what = "control character 0x\(String(byte, radix: 16, uppercase: true))"
+            }
+            throw HTTPCoreError(
+                .invalidFieldValue, value: value,
+                reason: "value of field \(name.rawName) contains \(what) at offset \(offset) (RFC 9110 §5.5)")
+        }
+        guard let first = bytes.first, let last = bytes.last else { return value }
+        if first == 0x20 || first == 0x09 || last == 0x20 || last == 0x09 {
+            var slice = Substring(value)
+            while let c = slice.first, c == " " || c == "\t" { slice.removeFirst() }
+            while let c = slice.last, c == " " || c == "\t" { slice.removeLast() }
+            return String(slice)
+        }
+        return value
+    }
+}

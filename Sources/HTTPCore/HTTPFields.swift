@@ -1,0 +1,145 @@
+/// An ordered, case-insensitive, multi-valued list of header fields (RFC 9110 §5).
+///
+/// Fields keep their order and the spelling of their names; repeated fields are kept
+/// as separate entries and never merged away. Look-ups compare names
+/// case-insensitively. Every field is validated when it enters (see ``HTTPField``), so
+/// a list can never carry a value that would split a request.
+///
+/// ```swift
+/// var fields = try HTTPFields(["Accept": "application/json", "Cache-Control": "no-cache"])
+/// try fields.append(name: .cacheControl, value: "no-store")
+/// print(fields[.cacheControl] ?? "")   // no-cache, no-store
+/// print(fields[values: .cacheControl])  // ["no-cache", "no-store"]
+/// ```
+public struct HTTPFields: Hashable, Sendable, RandomAccessCollection, ExpressibleByArrayLiteral,
+    CustomStringConvertible
+{
+    private var storage: [HTTPField]
+
+    /// Creates an empty list.
+    public init() { storage = [] }
+
+    /// Creates a list holding `fields` in order.
+    /// - Parameter fields: Already-validated fields.
+    public init(_ fields: some Sequence<HTTPField>) { storage = Array(fields) }
+
+    /// Creates a list from validated fields written as an array literal.
+    /// - Parameter elements: The fields in order.
+    public init(arrayLiteral elements: HTTPField...) { storage = elements }
+
+    /// Creates a list from name–value pairs, in order; a name may repeat.
+    /// - Parameter pairs: Names and values, such as `["Accept": "text/html", "Accept": "*/*"]`.
+    /// - Throws: ``HTTPCoreError`` naming the first invalid name or value.
+    public init(_ pairs: KeyValuePairs<String, String>) throws(HTTPCoreError) {
+        storage = []
+        storage.reserveCapacity(pairs.count)
+        for (name, value) in pairs { storage.append(try HTTPField(name: name, value: value)) }
+    }
+
+    // MARK: Collection
+
+    /// The position of the first field.
+    public var startIndex: Int { storage.startIndex }
+    /// The position past the last field.
+    public var endIndex: Int { storage.endIndex }
+    /// The field at `position`.
+    /// - Parameter position: A valid index.
+    public subscript(position: Int) -> HTTPField { storage[position] }
+
+    // MARK: Look-up
+
+    /// The combined value of every field named `name`, or `nil` when there is none.
+    ///
+    /// Values are joined with `", "` (RFC 9110 §5.3), `Cookie` values with `"; "`
+    /// (RFC 6265 §5.4). `Set-Cookie` is never combined (RFC 9110 §5.3): this returns its
+    /// first value; use ``subscript(values:)`` for all of them.
+    /// - Parameter name: The name to look up, compared case-insensitively.
+    public subscript(name: HTTPFieldName) -> String? {
+        var result: String?
+        for field in storage where field.name == name {
+            if let partial = result {
+                if name == .setCookie { return partial }
+                result = partial + (name == .cookie ? "; " : ", ") + field.value
+            } else {
+                result = field.value
+            }
+        }
+        return result
+    }
+
+    /// Every value of the fields named `name`, in order.
+    /// - Parameter name: The name to look up, compared case-insensitively.
+    public subscript(values name: HTTPFieldName) -> [String] {
+        storage.compactMap { $0.name == name ? $0.value : nil }
+    }
+
+    /// Every field named `name`, in order, with its original name spelling.
+    /// - Parameter name: The name to look up, compared case-insensitively.
+    public subscript(fields name: HTTPFieldName) -> [HTTPField] {
+        storage.filter { $0.name == name }
+    }
+
+    /// Whether any field is named `name`.
+    /// - Parameter name: The name to look for, compared case-insensitively.
+    /// - Returns: `true` when at least one field has that name.
+    public func contains(_ name: HTTPFieldName) -> Bool {
+        storage.contains { $0.name == name }
+    }
+
+    // MARK: Changes
+
+    /// Appends a field, keeping any others of the same name.
+    /// - Parameter field: The field to add at the end.
+    public mutating func append(_ field: HTTPField) { storage.append(field) }
+
+    /// Appends a field made from `name` and `value`, keeping any others of the same name.
+    /// - Parameters:
+    ///   - name: The field name.
+    ///   - value: The value to validate.
+    /// - Throws: ``HTTPCoreError`` when the value is invalid; the list is then unchanged.
+    public mutating func append(name: HTTPFieldName, value: String) throws(HTTPCoreError) {
+        storage.append(try HTTPField(name: name, value: value))
+    }
+
+    /// Replaces every field named like `field` with `field`, at the position of the first.
+    /// - Parameter field: The field to set; appended when no field has its name.
+    public mutating func set(_ field: HTTPField) {
+        if let first = storage.firstIndex(where: { $0.name == field.name }) {
+            storage[first] = field
+            var index = storage.index(after: first)
+            while index < storage.endIndex {
+                if storage[index].name == field.name { storage.remove(at: index) } else { index += 1 }
+            }
+        } else {
+            storage.append(field)
+        }
+    }
+
+    /// Replaces every field named `name` with one holding `value`.
+    /// - Parameters:
+    ///   - name: The field name.
+    ///   - value: The value to validate.
+    /// - Throws: ``HTTPCoreError`` when the value is invalid; the list is then unchanged.
+    public mutating func set(_ name: HTTPFieldName, _ value: String) throws(HTTPCoreError) {
+        set(try HTTPField(name: name, value: value))
+    }
+
+    /// Adds `field` only when no field with its name is present.
+    /// - Parameter field: The default to add.
+    /// - Returns: `true` when the field was added.
+    @discardableResult
+    public mutating func setIfAbsent(_ field: HTTPField) -> Bool {
+        guard !contains(field.name) else { return false }
+        storage.append(field)
+        return true
+    }
+
+    /// Removes every field named `name`.
+    /// - Parameter name: The name to remove, compared case-insensitively.
+    public mutating func remove(_ name: HTTPFieldName) {
+        storage.removeAll { $0.name == name }
+    }
+
+    /// The fields as `Name: value` lines joined by CRLF, without a trailing CRLF.
+    public var description: String { storage.map(\.description).joined(separator: "\r\n") }
+}

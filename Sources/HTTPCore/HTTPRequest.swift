@@ -1,0 +1,58 @@
+import Foundation
+
+/// An HTTP request: method, target URL, header fields and an optional body.
+///
+/// A value type: copies are independent. The URL may be absolute or relative; a client
+/// resolves a relative one against its base URL. The body is described, not read:
+/// see ``HTTPBody``.
+///
+/// ```swift
+/// var request = HTTPRequest(method: .post, url: URL(string: "https://example.com/items")!)
+/// try request.headerFields.set(.accept, "application/json")
+/// request.body = HTTPBody(#"{"name":"heron"}"#)
+/// print(request)  // POST https://example.com/items
+/// ```
+public struct HTTPRequest: Sendable, CustomStringConvertible {
+    /// The request method.
+    public var method: HTTPMethod
+    /// The target: absolute, or relative to a client's base URL.
+    public var url: URL
+    /// The header fields, in order.
+    public var headerFields: HTTPFields
+    /// The content to send, if any.
+    public var body: HTTPBody?
+
+    /// Creates a request.
+    /// - Parameters:
+    ///   - method: The method; `GET` by default.
+    ///   - url: The target URL, absolute or relative.
+    ///   - headerFields: The header fields.
+    ///   - body: The content, if any.
+    public init(method: HTTPMethod = .get, url: URL, headerFields: HTTPFields = [], body: HTTPBody? = nil) {
+        self.method = method
+        self.url = url
+        self.headerFields = headerFields
+        self.body = body
+    }
+
+    /// The URL scheme, such as `https`, when the URL is absolute.
+    public var scheme: String? { url.scheme }
+
+    /// The authority: host, and port when one is given, such as `example.com:8443`.
+    public var authority: String? {
+        guard let host = url.host else { return nil }
+        return url.port.map { "\(host):\($0)" } ?? host
+    }
+
+    /// The percent-encoded path, `/` when the URL has none.
+    public var path: String {
+        let path = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? ""
+        return path.isEmpty ? "/" : path
+    }
+
+    /// The percent-encoded query, without `?`, if any.
+    public var query: String? { URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedQuery }
+
+    /// The method and the URL, such as `GET https://example.com/`.
+    public var description: String { "\(method) \(url.absoluteString)" }
+}

@@ -1,0 +1,39 @@
+/// RFC 9110 §5.6.2 token rules shared by field names, methods and media types.
+enum HTTPToken {
+    /// Whether `byte` is a `tchar`: `!#$%&'*+-.^_`|~`, a digit or a letter.
+    @inline(__always)
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
+            UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+            UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// Returns `nil` when `string` is a non-empty token, otherwise the reason it is not.
+    static func problem(in string: String) -> String? {
+        if string.isEmpty { return "is empty" }
+        for (offset, byte) in string.utf8.enumerated() where !isTokenByte(byte) {
+            return "byte 0x\(String(byte, radix: 16, uppercase: true)) at offset \(offset) is not a token character"
+                + " (RFC 9110 §5.6.2)"
+        }
+        return nil
+    }
+
+    /// ASCII-lowercases `string` without touching non-ASCII bytes.
+    static func lowercased(_ string: String) -> String {
+        var needs = false
+        for byte in string.utf8 where byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") {
+            needs = true
+            break
+        }
+        guard needs else { return string }
+        return String(decoding: string.utf8.map { ($0 >= 65 && $0 <= 90) ? $0 + 32 : $0 }, as: UTF8.self)
+    }
+}
