@@ -1,0 +1,32 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// Benchmarks live in their own package so the library's manifest names no package.
+// Run them in release mode: `swift run -c release --package-path Benchmarks <Name>`.
+let package = Package(
+    name: "HeronBenchmarks",
+    platforms: [.macOS(.v13)],
+    dependencies: [
+        .package(name: "Heron", path: ".."),
+        .package(url: "https://github.com/vapor/multipart-kit.git", exact: "4.7.1"),
+    ],
+    targets: [
+        .target(name: "BenchmarkSupport", path: "Sources/BenchmarkSupport"),
+        .executableTarget(
+            name: "EncodingBenchmark",
+            dependencies: ["BenchmarkSupport", .product(name: "HTTPEncoding", package: "Heron")]
+        ),
+        .executableTarget(
+            name: "MultipartBenchmark",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "HTTPMultipart", package: "Heron"),
+                .product(name: "MultipartKit", package: "multipart-kit"),
+            ]
+        ),
+        .executableTarget(
+            name: "ClientBenchmark",
+            dependencies: ["BenchmarkSupport", .product(name: "HTTPClient", package: "Heron")]
+        ),
+    ]
+)

@@ -1,0 +1,1 @@
+print("ClientBenchmark: not written yet")

@@ -1,0 +1,1 @@
+print("EncodingBenchmark: not written yet")

@@ -1,0 +1,1 @@
+print("MultipartBenchmark: not written yet")
