@@ -133,15 +133,16 @@ def check_fault_server(server):
     check("bad parameter is a 400 naming it", status == 400 and "'n'" in json.loads(body)["error"], body)
 
     connection = http.client.HTTPConnection(*server, timeout=10)
-    statuses = []
+    statuses, ports = [], set()
     for _ in range(3):
         connection.request("POST", "/delay?seconds=0", body=b"ignored body")
         response = connection.getresponse()
         response.read()
         statuses.append(response.status)
-    peer = connection.sock.getpeername() if connection.sock else None
+        ports.add(connection.sock.getsockname()[1] if connection.sock else None)
     connection.close()
-    check("keep-alive: three requests on one connection", statuses == [200] * 3 and peer is not None, statuses)
+    check("keep-alive: three requests on one connection", statuses == [200] * 3 and len(ports) == 1
+          and None not in ports, (statuses, ports))
 
 
 def check_httpbin(server):
