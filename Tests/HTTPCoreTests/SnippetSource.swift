@@ -28,10 +28,11 @@ enum SnippetSource {
         return blocks(in: commentLines)
     }
 
-    /// Whether `source` holds the lines of `block` consecutively, ignoring indentation and
-    /// trailing spaces (a snippet is indented once inside a test function).
+    /// Whether `source` holds the lines of `block` consecutively, ignoring indentation,
+    /// trailing spaces, blank lines and `import` lines (a snippet is indented inside a test
+    /// function, whose file does the imports).
     static func contains(_ block: [String], in source: String) -> Bool {
-        let wanted = block.map(normalized).filter { !$0.isEmpty }
+        let wanted = block.map(normalized).filter { !$0.isEmpty && !$0.hasPrefix("import ") }
         let lines = source.components(separatedBy: "\n").map(normalized).filter { !$0.isEmpty }
         guard !wanted.isEmpty, wanted.count <= lines.count else { return wanted.isEmpty }
         for start in 0...(lines.count - wanted.count) where lines[start] == wanted[0] {
