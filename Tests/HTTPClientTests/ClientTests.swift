@@ -11,7 +11,8 @@ struct ClientTests {
         let stub = StubTransport()
         stub.on(
             .path("/v2/users/42"),
-            reply: .status(.ok, headerFields: Fixtures.fields(["Content-Type": "application/json"]), body: Data("{}".utf8)))
+            reply: .status(
+                .ok, headerFields: Fixtures.fields(["Content-Type": "application/json"]), body: Data("{}".utf8)))
         let client = Fixtures.client(stub)
         let response = try await client.send(Fixtures.request("users/42"))
         #expect(response.status == .ok)
@@ -76,7 +77,8 @@ struct ClientTests {
     func bufferLimit() async throws {
         let stub = StubTransport(fallback: .status(.ok, body: Data(count: 100)))
         let error = await #expect(throws: ClientError.self) {
-            _ = try await Fixtures.client(stub).send(Fixtures.request("x"), options: RequestOptions(responseBodyLimit: 10))
+            _ = try await Fixtures.client(stub).send(
+                Fixtures.request("x"), options: RequestOptions(responseBodyLimit: 10))
         }
         #expect(error?.code == .responseTooLarge)
     }

@@ -50,7 +50,9 @@ struct BaseURLResolver: Sendable {
         return try Self.url(from: result, original: url, request: request)
     }
 
-    private static func url(from components: URLComponents, original: URL, request: HTTPRequest) throws(ClientError)
+    private static func url(
+        from components: URLComponents, original: URL, request: HTTPRequest
+    ) throws(ClientError)
         -> URL
     {
         guard let url = components.url else {

@@ -37,7 +37,9 @@ struct Exchange: Sendable {
 
 extension Client {
     /// Runs a call: attempts, decisions, retries; emits the `finished` event either way.
-    func execute(_ request: HTTPRequest, options: RequestOptions, mode: ResponseBodyMode) async throws
+    func execute(
+        _ request: HTTPRequest, options: RequestOptions, mode: ResponseBodyMode
+    ) async throws
         -> ClientResponse<ResponseContent>
     {
         let start = ContinuousClock.now
@@ -49,7 +51,8 @@ extension Client {
             events.emit(.finished(status: response.head.status, error: nil, metrics: response.metrics))
             return response
         } catch {
-            let failure = ClientError.wrapping(error, request: request, fallback: .transport).withAttempts(record.history)
+            let failure = ClientError.wrapping(error, request: request, fallback: .transport).withAttempts(
+                record.history)
             events.emit(.finished(status: failure.response?.status, error: failure, metrics: record.metrics()))
             throw failure
         }
@@ -133,7 +136,9 @@ extension Client {
             switch action {
             case .finish:
                 if let failure { throw failure }
-                guard let exchange else { throw ClientError(.transport, "the attempt produced no outcome", request: base) }
+                guard let exchange else {
+                    throw ClientError(.transport, "the attempt produced no outcome", request: base)
+                }
                 var head = exchange.response.head
                 if head.url == nil { head.url = exchange.request.url }
                 return ClientResponse(
@@ -168,7 +173,9 @@ extension Client {
         return prepared
     }
 
-    private func decide(_ outcome: AttemptOutcome, context: inout InterceptorContext) async throws
+    private func decide(
+        _ outcome: AttemptOutcome, context: inout InterceptorContext
+    ) async throws
         -> InterceptorDecision
     {
         var index = interceptors.endIndex

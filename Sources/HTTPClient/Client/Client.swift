@@ -93,7 +93,9 @@ public final class Client: Sendable {
     /// - Throws: ``ClientError``: a transport failure, ``ClientError/Code/timedOut``,
     ///   ``ClientError/Code/cancelled``, ``ClientError/Code/tooManyRetries`` and the errors
     ///   of the interceptors.
-    public func send(_ request: HTTPRequest, options: RequestOptions = RequestOptions()) async throws
+    public func send(
+        _ request: HTTPRequest, options: RequestOptions = RequestOptions()
+    ) async throws
         -> ClientResponse<Data>
     {
         let response = try await execute(request, options: options, mode: .buffered(limit: options.responseBodyLimit))
@@ -128,7 +130,9 @@ public final class Client: Sendable {
     ///   - options: Per-call settings, such as progress.
     /// - Returns: The response, its body the URL of the file.
     /// - Throws: ``ClientError``, as ``send(_:options:)``, and ``ClientError/Code/fileWriteFailed``.
-    public func download(_ request: HTTPRequest, to destination: URL, options: RequestOptions = RequestOptions())
+    public func download(
+        _ request: HTTPRequest, to destination: URL, options: RequestOptions = RequestOptions()
+    )
         async throws -> ClientResponse<URL>
     {
         let response = try await execute(request, options: options, mode: .file(destination: destination))
@@ -137,7 +141,8 @@ public final class Client: Sendable {
         case .data(let data):
             do { try data.write(to: destination, options: .atomic) } catch {
                 throw ClientError(
-                    .fileWriteFailed, "cannot write the response body to \(destination.path)", request: response.request,
+                    .fileWriteFailed, "cannot write the response body to \(destination.path)",
+                    request: response.request,
                     response: response.head, underlying: error)
             }
             return response.replacingBody(destination)
@@ -158,7 +163,9 @@ public final class Client: Sendable {
     ///   - options: Per-call settings.
     /// - Returns: The response, its body a stream of chunks.
     /// - Throws: ``ClientError``, as ``send(_:options:)``.
-    public func stream(_ request: HTTPRequest, options: RequestOptions = RequestOptions()) async throws
+    public func stream(
+        _ request: HTTPRequest, options: RequestOptions = RequestOptions()
+    ) async throws
         -> ClientResponse<ResponseStream>
     {
         let response = try await execute(

@@ -29,7 +29,8 @@ enum RedirectFollower {
         next.url = target
         // 303 always becomes GET (HEAD stays HEAD); 301 and 302 turn POST into GET as
         // browsers do (RFC 9110 §15.4.2, §15.4.3, §15.4.4). 307 and 308 keep everything.
-        let becomesGet = (code == 303 && request.method != .head) || ((code == 301 || code == 302) && request.method == .post)
+        let becomesGet =
+            (code == 303 && request.method != .head) || ((code == 301 || code == 302) && request.method == .post)
         if becomesGet {
             next.method = .get
             next.body = nil

@@ -58,7 +58,9 @@ extension Interceptor {
     ///   - outcome: The attempt's outcome.
     ///   - context: The attempt's context.
     /// - Returns: ``InterceptorDecision/proceed``.
-    public func decide(_ outcome: AttemptOutcome, context: inout InterceptorContext) async throws
+    public func decide(
+        _ outcome: AttemptOutcome, context: inout InterceptorContext
+    ) async throws
         -> InterceptorDecision
     { .proceed }
 }

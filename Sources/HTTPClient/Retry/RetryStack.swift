@@ -48,7 +48,8 @@ public struct RetryStack: Sendable, ExpressibleByArrayLiteral, CustomStringConve
     /// 503 and 504 honouring `Retry-After` up to 60 s, at most 3 attempts, exponential
     /// backoff from 0.25 s capped at 8 s with full jitter.
     public static let `default`: RetryStack = [
-        .transportErrors(max: 2), .status(), .attempts(max: 3), .backoff(.exponential(base: 0.25, cap: 8), jitter: .full),
+        .transportErrors(max: 2), .status(), .attempts(max: 3),
+        .backoff(.exponential(base: 0.25, cap: 8), jitter: .full),
     ]
 
     /// No retries.

@@ -105,7 +105,9 @@ public final class StubTransport: ClientTransport, @unchecked Sendable {
         return fallback
     }
 
-    private func readBody(of request: HTTPRequest, progress: (@Sendable (TransferProgress) -> Void)?) async throws
+    private func readBody(
+        of request: HTTPRequest, progress: (@Sendable (TransferProgress) -> Void)?
+    ) async throws
         -> Data?
     {
         guard let body = request.body else { return nil }
@@ -120,7 +122,9 @@ public final class StubTransport: ClientTransport, @unchecked Sendable {
         }
     }
 
-    private func deliver(_ body: Data, mode: ResponseBodyMode, request: HTTPRequest, head: HTTPResponse) throws
+    private func deliver(
+        _ body: Data, mode: ResponseBodyMode, request: HTTPRequest, head: HTTPResponse
+    ) throws
         -> ResponseContent
     {
         switch mode {
