@@ -8,9 +8,9 @@ import Foundation
 ///
 /// ```swift
 /// let date = HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT")!
-/// print(HTTPDate.format(date))                                  // Sun, 06 Nov 1994 08:49:37 GMT
+/// print(HTTPDate.format(date))  // Sun, 06 Nov 1994 08:49:37 GMT
 /// print(HTTPDate.parse("Sunday, 06-Nov-94 08:49:37 GMT") == date)  // true
-/// print(HTTPDate.parse("Sun Nov  6 08:49:37 1994") == date)        // true
+/// print(HTTPDate.parse("Sun Nov  6 08:49:37 1994") == date)  // true
 /// ```
 public enum HTTPDate {
     private static let dayNames = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
@@ -61,6 +61,9 @@ public enum HTTPDate {
     ///
     /// A two-digit RFC 850 year that would be more than 50 years after `now` is read as
     /// the most recent past year with those last two digits, as §5.6.7 requires.
+    ///
+    /// Names of days and months are case-sensitive, as the grammar is. The day name must be
+    /// one of the seven, but is not checked against the date (as most recipients do).
     /// - Parameters:
     ///   - text: The field value, surrounding whitespace allowed.
     ///   - now: The reference instant for two-digit years; the current time by default.
