@@ -104,13 +104,16 @@ struct FormDecoderTests {
             var optional: String?
             var name: String
         }
-        #expect(try FormDecoder().decode(Holder.self, from: "name=x") == Holder(list: [], map: [:], optional: nil, name: "x"))
+        #expect(
+            try FormDecoder().decode(Holder.self, from: "name=x")
+                == Holder(list: [], map: [:], optional: nil, name: "x"))
     }
 
     @Test(
         "nil spellings read as nil for the matching style",
         arguments: [
-            (FormStyle.Nils.omit, "n=", "" as String?), (.emptyValue, "n=", nil), (.keyOnly, "n", nil), (.keyOnly, "n=", ""),
+            (FormStyle.Nils.omit, "n=", "" as String?), (.emptyValue, "n=", nil), (.keyOnly, "n", nil),
+            (.keyOnly, "n=", ""),
             (.omit, "other=1", nil),
         ])
     func nilSpellings(nils: FormStyle.Nils, query: String, expected: String?) throws {
@@ -140,7 +143,8 @@ struct FormDecoderTests {
     @Test("as a response decoder it checks the content type")
     func responseDecoder() throws {
         let body = Data("query=a&page=1&exact=0".utf8)
-        let form = HTTPResponse(status: .ok, headerFields: try HTTPFields(["Content-Type": "application/x-www-form-urlencoded"]))
+        let form = HTTPResponse(
+            status: .ok, headerFields: try HTTPFields(["Content-Type": "application/x-www-form-urlencoded"]))
         #expect(try FormDecoder().decode(Filter.self, from: body, response: form).page == 1)
         let html = HTTPResponse(status: .ok, headerFields: try HTTPFields(["Content-Type": "text/html"]))
         let error = #expect(throws: HTTPEncodingError.self) {
@@ -160,12 +164,18 @@ struct FormDecoderTests {
         }
         let decoded = try FormDecoder().decode(
             Scalars.self, from: "int8=-5&uint=18446744073709551615&double=2.5e3&url=https%3A%2F%2Fa.b%2F&decimal=1.25")
-        #expect(decoded == Scalars(int8: -5, uint: .max, double: 2500, url: URL(string: "https://a.b/")!, decimal: Decimal(string: "1.25")!))
+        #expect(
+            decoded
+                == Scalars(
+                    int8: -5, uint: .max, double: 2500, url: URL(string: "https://a.b/")!,
+                    decimal: Decimal(string: "1.25")!))
     }
 
     @Test("an out-of-range number is a type mismatch")
     func outOfRange() {
-        let error = #expect(throws: HTTPEncodingError.self) { try FormDecoder().decode([String: Int8].self, from: "a=300") }
+        let error = #expect(throws: HTTPEncodingError.self) {
+            try FormDecoder().decode([String: Int8].self, from: "a=300")
+        }
         #expect(error?.code == .typeMismatch)
         #expect(error?.keyPath == ["a"])
     }

@@ -11,7 +11,8 @@ struct FormParameterTests {
     func commonValues() throws {
         let parameters: [String: Any] = [
             "page": 1, "tags": ["a", "b"], "date": Date(timeIntervalSince1970: 0), "disabled": false, "ratio": 0.5,
-            "nested": ["x": ["y": "z w"]], "blob": Data("hi".utf8), "id": UUID(uuidString: "00000000-0000-0000-0000-000000000001")!,
+            "nested": ["x": ["y": "z w"]], "blob": Data("hi".utf8),
+            "id": UUID(uuidString: "00000000-0000-0000-0000-000000000001")!,
             "link": URL(string: "https://a.b/c")!, "big": UInt64.max, "small": Int8(-3), "float": Float(0.25),
             "substring": "abc".dropFirst(), "character": Character("é"),
         ]
@@ -22,18 +23,25 @@ struct FormParameterTests {
                 + "&nested[x][y]=z%20w&page=1&ratio=0.5&small=-3&substring=bc&tags[]=a&tags[]=b")
     }
 
-    @Test("untyped parameters follow every style option", arguments: [
-        (FormStyle(arrays: .indexed, bools: .literal, brackets: .literal), "flag=true&list[0]=x&list[1]=y&obj[k]=v"),
-        (FormStyle(arrays: .noBrackets, nesting: .dots), "flag=1&list=x&list=y&obj.k=v"),
-    ])
+    @Test(
+        "untyped parameters follow every style option",
+        arguments: [
+            (
+                FormStyle(arrays: .indexed, bools: .literal, brackets: .literal),
+                "flag=true&list[0]=x&list[1]=y&obj[k]=v"
+            ),
+            (FormStyle(arrays: .noBrackets, nesting: .dots), "flag=1&list=x&list=y&obj.k=v"),
+        ])
     func styles(style: FormStyle, expected: String) throws {
         let parameters: [String: Any] = ["flag": true, "list": ["x", "y"], "obj": ["k": "v"]]
         #expect(try FormEncoder(style: style).encodeQuery(parameters: parameters) == expected)
     }
 
-    @Test("NSNull and nil optionals follow the nil style", arguments: [
-        (FormStyle.Nils.omit, "a=1"), (.emptyValue, "a=1&b=&c="), (.keyOnly, "a=1&b&c"),
-    ])
+    @Test(
+        "NSNull and nil optionals follow the nil style",
+        arguments: [
+            (FormStyle.Nils.omit, "a=1"), (.emptyValue, "a=1&b=&c="), (.keyOnly, "a=1&b&c"),
+        ])
     func nils(nils: FormStyle.Nils, expected: String) throws {
         let parameters: [String: Any] = ["a": 1, "b": NSNull(), "c": Optional<Int>.none as Any]
         #expect(try FormEncoder(style: FormStyle(nils: nils)).encodeQuery(parameters: parameters) == expected)
@@ -59,7 +67,9 @@ struct FormParameterTests {
             var x: Int
             var y: Int
         }
-        #expect(try literal.encodeQuery(parameters: ["p": Point(x: 1, y: 2), "q": [Point(x: 3, y: 4)]]) == "p[x]=1&p[y]=2&q[][x]=3&q[][y]=4")
+        #expect(
+            try literal.encodeQuery(parameters: ["p": Point(x: 1, y: 2), "q": [Point(x: 3, y: 4)]])
+                == "p[x]=1&p[y]=2&q[][x]=3&q[][y]=4")
     }
 
     @Test("a value of an unsupported type fails naming its key path and type")
@@ -105,7 +115,8 @@ struct FormParameterTests {
             var tags = ["a", "b"]
             var disabled = false
         }
-        #expect(try FormEncoder().encodeQuery(parameters: ["page": 1, "tags": ["a", "b"], "disabled": false])
-            == FormEncoder().encodeQuery(Value()))
+        #expect(
+            try FormEncoder().encodeQuery(parameters: ["page": 1, "tags": ["a", "b"], "disabled": false])
+                == FormEncoder().encodeQuery(Value()))
     }
 }

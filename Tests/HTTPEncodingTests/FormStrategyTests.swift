@@ -110,10 +110,11 @@ struct FormStrategyTests {
         let blob = Blob(payload: Data([0xCA, 0xFE]), parts: [])
         let hex = DataEncodingStrategy.custom { $0.map { String(format: "%02x", $0) }.joined() }
         let unhex = DataDecodingStrategy.custom { text in
-            Data(stride(from: 0, to: text.count, by: 2).map { offset in
-                let start = text.index(text.startIndex, offsetBy: offset)
-                return UInt8(text[start..<text.index(start, offsetBy: 2)], radix: 16) ?? 0
-            })
+            Data(
+                stride(from: 0, to: text.count, by: 2).map { offset in
+                    let start = text.index(text.startIndex, offsetBy: offset)
+                    return UInt8(text[start..<text.index(start, offsetBy: 2)], radix: 16) ?? 0
+                })
         }
         let query = try FormEncoder(dataEncodingStrategy: hex).encodeQuery(blob)
         #expect(query == "payload=cafe")

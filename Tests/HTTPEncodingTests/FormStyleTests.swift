@@ -88,7 +88,8 @@ struct FormStyleTests {
         #expect(try FormDecoder(style: style).decode(Profile.self, from: query) == Self.profile, "\(what)")
     }
 
-    @Test("a present optional is written whatever the nil style", arguments: [FormStyle.Nils.omit, .emptyValue, .keyOnly])
+    @Test(
+        "a present optional is written whatever the nil style", arguments: [FormStyle.Nils.omit, .emptyValue, .keyOnly])
     func presentOptional(nils: FormStyle.Nils) throws {
         var profile = Self.profile
         profile.nickname = "Countess"
@@ -110,7 +111,8 @@ struct FormStyleTests {
         #expect(try FormEncoder(style: style).encodeQuery(["a": ["x", nil, "y"]]) == expected)
     }
 
-    @Test("nil elements read back as nil with emptyValue and keyOnly", arguments: [FormStyle.Nils.emptyValue, .keyOnly])
+    @Test(
+        "nil elements read back as nil with emptyValue and keyOnly", arguments: [FormStyle.Nils.emptyValue, .keyOnly])
     func nilElementsRoundTrip(nils: FormStyle.Nils) throws {
         let style = FormStyle(arrays: .indexed, nils: nils)
         let value = ["a": ["x", nil, "y"]]
@@ -141,9 +143,15 @@ struct FormStyleTests {
     @Test(
         "arrays of objects use the array style at their level",
         arguments: [
-            (FormStyle(arrays: .indexed, brackets: .literal), "lines[0][quantity]=2&lines[0][sku]=A&lines[1][quantity]=1&lines[1][sku]=B"),
+            (
+                FormStyle(arrays: .indexed, brackets: .literal),
+                "lines[0][quantity]=2&lines[0][sku]=A&lines[1][quantity]=1&lines[1][sku]=B"
+            ),
             (FormStyle(brackets: .literal), "lines[][quantity]=2&lines[][sku]=A&lines[][quantity]=1&lines[][sku]=B"),
-            (FormStyle(arrays: .indexed, nesting: .dots, brackets: .literal), "lines[0].quantity=2&lines[0].sku=A&lines[1].quantity=1&lines[1].sku=B"),
+            (
+                FormStyle(arrays: .indexed, nesting: .dots, brackets: .literal),
+                "lines[0].quantity=2&lines[0].sku=A&lines[1].quantity=1&lines[1].sku=B"
+            ),
         ])
     func arraysOfObjects(style: FormStyle, expected: String) throws {
         let value = ["lines": [Line(sku: "A", quantity: 2), Line(sku: "B", quantity: 1)]]
@@ -151,7 +159,8 @@ struct FormStyleTests {
         #expect(try FormDecoder(style: style).decode([String: [Line]].self, from: expected) == value)
     }
 
-    @Test("arrays of arrays round-trip with indexed and bracket arrays", arguments: [FormStyle.Arrays.indexed, .brackets])
+    @Test(
+        "arrays of arrays round-trip with indexed and bracket arrays", arguments: [FormStyle.Arrays.indexed, .brackets])
     func arraysOfArrays(arrays: FormStyle.Arrays) throws {
         let style = FormStyle(arrays: arrays)
         let value = ["grid": [["a", "b"], ["c"]]]
@@ -189,7 +198,9 @@ struct FormStyleTests {
         #expect(try FormEncoder(style: style).encodeQuery(Outer()) == "second[zeta]=1&second[alpha]=2&first=x")
     }
 
-    @Test("a key written twice keeps the last value in both key orders", arguments: [FormStyle.KeyOrder.sorted, .asEncoded])
+    @Test(
+        "a key written twice keeps the last value in both key orders",
+        arguments: [FormStyle.KeyOrder.sorted, .asEncoded])
     func duplicateKeyOrders(order: FormStyle.KeyOrder) throws {
         struct Twice: Encodable {
             enum Keys: String, CodingKey {

@@ -17,7 +17,6 @@ struct Item: Encodable {
     var note: String
 }
 
-
 let note = "caf\u{E9} & cr\u{E8}me / why? \u{1F9A9} yes"
 
 func key(_ index: Int) -> String { "k" + String(String(index + 100_000).dropFirst()) }
@@ -34,27 +33,27 @@ func payload(keys: Int) -> [String: Item] {
 
 /// Python's side: the same pairs, already flattened and in the same (sorted) order.
 let pythonScript = #"""
-import sys, time, urllib.parse, statistics
-keys, rounds, out = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
-note = "caf\u00e9 & cr\u00e8me / why? \U0001F9A9 yes"
-pairs = []
-for i in range(keys):
-    k = "k" + str(i + 100000)[1:]
-    p = k
-    pairs.append((p + "[count]", str(i)))
-    pairs.append((p + "[flag]", "1" if i % 2 == 0 else "0"))
-    pairs.append((p + "[note]", note))
-    for t in ["red", "green blue", "x/y"]:
-        pairs.append((p + "[tags][]", t))
-urllib.parse.urlencode(pairs)
-samples = []
-for _ in range(rounds):
-    start = time.perf_counter()
-    encoded = urllib.parse.urlencode(pairs)
-    samples.append(time.perf_counter() - start)
-open(out, "w").write(encoded)
-print(statistics.median(samples))
-"""#
+    import sys, time, urllib.parse, statistics
+    keys, rounds, out = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+    note = "caf\u00e9 & cr\u00e8me / why? \U0001F9A9 yes"
+    pairs = []
+    for i in range(keys):
+        k = "k" + str(i + 100000)[1:]
+        p = k
+        pairs.append((p + "[count]", str(i)))
+        pairs.append((p + "[flag]", "1" if i % 2 == 0 else "0"))
+        pairs.append((p + "[note]", note))
+        for t in ["red", "green blue", "x/y"]:
+            pairs.append((p + "[tags][]", t))
+    urllib.parse.urlencode(pairs)
+    samples = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        encoded = urllib.parse.urlencode(pairs)
+        samples.append(time.perf_counter() - start)
+    open(out, "w").write(encoded)
+    print(statistics.median(samples))
+    """#
 
 func pythonMedian(keys: Int, rounds: Int, output: URL) throws -> Double {
     let process = Process()
