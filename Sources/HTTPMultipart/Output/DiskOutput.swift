@@ -42,7 +42,10 @@ enum DiskOutput {
                     try copyInKernel(from: source, to: output, reader: &reader, chunkSize: chunkSize)
                 } else if let bytes = reader.wholeBytes, bytes.count >= chunkSize {
                     try flush()
-                    try bytes.withUnsafeBytes { raw throws(MultipartError) in try output.writeAll(raw) }
+                    let written: Result<Void, MultipartError> = bytes.withUnsafeBytes { raw in
+                        do throws(MultipartError) { return .success(try output.writeAll(raw)) } catch { return .failure(error) }
+                    }
+                    try written.get()
                     reader.advance(by: bytes.count)
                 }
                 while reader.remaining > 0 {

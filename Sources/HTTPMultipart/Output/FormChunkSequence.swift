@@ -28,7 +28,7 @@ struct FormChunkSequence: AsyncSequence, Sendable {
         }
 
         mutating func next() async throws -> Data? {
-            let size = Int(min(Int64(chunkSize), unread))
+            let size = Int(Swift.min(Int64(chunkSize), unread))
             guard size > 0 else { return nil }
             if Task.isCancelled {
                 throw MultipartError(.cancelled, value: "stream", reason: "reading the form body was cancelled")
@@ -39,7 +39,8 @@ struct FormChunkSequence: AsyncSequence, Sendable {
                 var current = try await currentReader()
                 try await current.prepare()
                 let start = filled
-                let result: Result<Int, MultipartError> = chunk.withUnsafeMutableBytes { buffer in
+                let result: Result<Int, MultipartError> = chunk.withUnsafeMutableBytes {
+                    (buffer: UnsafeMutableRawBufferPointer) -> Result<Int, MultipartError> in
                     do throws(MultipartError) {
                         return .success(try current.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[start...])))
                     } catch {

@@ -31,7 +31,6 @@ struct FormLayout: Sendable {
         segments.reserveCapacity(parts.count * 2 + 1)
         var pending = Data()
         for part in parts {
-            if !pending.isEmpty { pending.append(contentsOf: [0x0D, 0x0A]) }
             pending.append(open)
             pending.append(part.headerBytes())
             segments.append(.bytes(pending))
