@@ -4,7 +4,7 @@ extension HTTPBody {
     /// The content of a body as an asynchronous sequence of `Data` chunks.
     ///
     /// Made by ``HTTPBody/chunks(size:)``. Each iteration reads the body from its start.
-    public struct Chunks: AsyncSequence {
+    public struct Chunks: AsyncSequence, Sendable {
         /// A chunk of bytes.
         public typealias Element = Data
 

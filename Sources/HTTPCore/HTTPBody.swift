@@ -150,7 +150,8 @@ public struct HTTPBody: Sendable {
     ///   (checked up front when the length is known), or any error of reading the body.
     public func collect(upTo limit: Int) async throws -> Data {
         if case .known(let count) = length, count > Int64(limit) {
-            throw HTTPCoreError(.bodyTooLarge, value: String(count), reason: "body of \(count) bytes exceeds the limit of \(limit)")
+            throw HTTPCoreError(
+                .bodyTooLarge, value: String(count), reason: "body of \(count) bytes exceeds the limit of \(limit)")
         }
         if case .data(let data) = storage { return data }
         var result = Data()
@@ -158,7 +159,8 @@ public struct HTTPBody: Sendable {
         for try await chunk in chunks() {
             guard result.count + chunk.count <= limit else {
                 throw HTTPCoreError(
-                    .bodyTooLarge, value: "\(result.count + chunk.count)+", reason: "body exceeds the limit of \(limit) bytes")
+                    .bodyTooLarge, value: "\(result.count + chunk.count)+",
+                    reason: "body exceeds the limit of \(limit) bytes")
             }
             result.append(chunk)
         }

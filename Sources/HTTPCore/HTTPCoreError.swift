@@ -8,7 +8,9 @@ import Foundation
 /// do {
 ///     _ = try HTTPField(name: "X-Trace", value: "a\r\nInjected: yes")
 /// } catch let error as HTTPCoreError {
-///     print(error)  // invalid field value for "X-Trace": contains CR (0x0D) at offset 1
+///     print(error.code == .invalidFieldValue)  // true
+///     print(error)
+///     // invalidFieldValue: "a\r\nInjected: yes": value of field X-Trace contains CR (0x0D) at offset 1 (RFC 9110 §5.5)
 /// }
 /// ```
 public struct HTTPCoreError: Error, Hashable, Sendable, CustomStringConvertible {

@@ -47,7 +47,7 @@ public struct HTTPField: Hashable, Sendable, CustomStringConvertible {
             case 0x0D: what = "CR (0x0D)"
             case 0x0A: what = "LF (0x0A)"
             case 0x00: what = "NUL (0x00)"
-            default: what = "control character 0x\(String(byte, radix: 16, uppercase: true))"
+            default: what = "control character \(HTTPToken.hex(byte))"
             }
             throw HTTPCoreError(
                 .invalidFieldValue, value: value,
