@@ -78,9 +78,9 @@ extension MultipartForm {
 
     /// Throws when an in-memory part holds the delimiter `--boundary` of a fixed boundary.
     static func checkBoundary(_ boundary: MultipartBoundary, notIn parts: [MultipartPart]) throws(MultipartError) {
-        let delimiter = Data("--\(boundary.value)".utf8)
+        let search = DelimiterSearch(Array("--\(boundary.value)".utf8))
         for part in parts {
-            guard case .data(let data) = part.content, data.range(of: delimiter) != nil else { continue }
+            guard case .data(let data) = part.content, search.occurs(in: data) else { continue }
             throw MultipartError(
                 .boundaryInContent, value: boundary.value,
                 reason: "the content of \(part.label) contains the delimiter of this fixed boundary; "
