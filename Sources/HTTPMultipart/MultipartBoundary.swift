@@ -35,7 +35,8 @@ public struct MultipartBoundary: Hashable, Sendable, CustomStringConvertible {
                     + "RFC 2046 §5.1.1's bchars (letters, digits, space and '()+_,-./:=?)")
         }
         guard value.utf8.last != UInt8(ascii: " ") else {
-            throw MultipartError(.invalidBoundary, value: value, reason: "a boundary may not end in a space (RFC 2046 §5.1.1)")
+            throw MultipartError(
+                .invalidBoundary, value: value, reason: "a boundary may not end in a space (RFC 2046 §5.1.1)")
         }
         self.value = value
         self.isRandom = false

@@ -59,7 +59,9 @@ struct FileErrorTests {
         try form.append(name: "f", fileAt: url)
         try FileManager.default.removeItem(at: url)
         let output = directory.url.appendingPathComponent("out.form")
-        await #expect { _ = try await form.encodedInMemory() } throws: { Self.isError($0, .unreadableFile, naming: url.path) }
+        await #expect { _ = try await form.encodedInMemory() } throws: {
+            Self.isError($0, .unreadableFile, naming: url.path)
+        }
         await #expect {
             _ = try await form.encode(toFileAt: output)
         } throws: { Self.isError($0, .unreadableFile, naming: url.path) }
@@ -77,7 +79,9 @@ struct FileErrorTests {
         var form = MultipartForm()
         try form.append(name: "f", fileAt: url)
         try Data(repeating: 2, count: 50).write(to: url)
-        await #expect { _ = try await form.encodedInMemory() } throws: { Self.isError($0, .fileChanged, naming: url.path) }
+        await #expect { _ = try await form.encodedInMemory() } throws: {
+            Self.isError($0, .fileChanged, naming: url.path)
+        }
     }
 
     @Test("a failed encode to disk removes its partial output and leaves an existing file untouched")

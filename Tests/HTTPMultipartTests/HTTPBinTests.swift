@@ -1,8 +1,8 @@
 import Foundation
 import HTTPCore
 import HTTPMultipart
-import Testing
 import TestSupport
+import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -18,7 +18,9 @@ struct HTTPBinTests {
         let headers: [String: String]
     }
 
-    static func post(_ encoded: EncodedForm, upload: (URLSession, URLRequest) async throws -> (Data, URLResponse))
+    static func post(
+        _ encoded: EncodedForm, upload: (URLSession, URLRequest) async throws -> (Data, URLResponse)
+    )
         async throws -> Echo
     {
         var request = URLRequest(url: try TestServers.httpbin().appendingPathComponent("post"))
@@ -58,7 +60,8 @@ struct HTTPBinTests {
         defer { directory.remove() }
         let encoded = try await Self.sampleForm(in: directory).encodedInMemory()
         let body = try #require(encoded.data)
-        let echo = try await Self.post(encoded) { session, request in try await session.upload(for: request, from: body) }
+        let echo = try await Self.post(encoded) { session, request in try await session.upload(for: request, from: body)
+        }
         Self.expectSample(echo)
     }
 
@@ -69,7 +72,9 @@ struct HTTPBinTests {
         let encoded = try await Self.sampleForm(in: directory).encode(
             toFileAt: directory.url.appendingPathComponent("upload.form"))
         let file = try #require(encoded.fileURL)
-        let echo = try await Self.post(encoded) { session, request in try await session.upload(for: request, fromFile: file) }
+        let echo = try await Self.post(encoded) { session, request in
+            try await session.upload(for: request, fromFile: file)
+        }
         Self.expectSample(echo)
     }
 
@@ -82,7 +87,8 @@ struct HTTPBinTests {
         try form.append(name: "blob", stream: InputStream(data: binary), length: Int64(binary.count), filename: "b.bin")
         let encoded = form.streamingBody(chunkSize: 1000)
         let body = try await encoded.body.collect(upTo: 1 << 20)
-        let echo = try await Self.post(encoded) { session, request in try await session.upload(for: request, from: body) }
+        let echo = try await Self.post(encoded) { session, request in try await session.upload(for: request, from: body)
+        }
         Self.expectSample(echo)
         #expect(echo.files["blob"] == "data:application/octet-stream;base64," + binary.base64EncodedString())
     }

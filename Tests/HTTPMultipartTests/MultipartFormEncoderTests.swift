@@ -75,7 +75,8 @@ struct MultipartFormEncoderTests {
             var label: String
         }
         struct Order: Encodable { var items: [Item] }
-        let parts = try await Self.parsed(try Self.encoder.encode(Order(items: [.init(id: 1, label: "a"), .init(id: 2, label: "b")])))
+        let parts = try await Self.parsed(
+            try Self.encoder.encode(Order(items: [.init(id: 1, label: "a"), .init(id: 2, label: "b")])))
         #expect(parts.map(\.name) == ["items[0][id]", "items[0][label]", "items[1][id]", "items[1][label]"])
     }
 
@@ -89,7 +90,8 @@ struct MultipartFormEncoderTests {
         let encoder = MultipartFormEncoder(
             keyEncodingStrategy: .convertToSnakeCase, dateEncodingStrategy: .secondsSince1970,
             dataEncodingStrategy: .base64, makeBoundary: { Self.boundary })
-        let event = Event(eventName: "launch", startsAt: Date(timeIntervalSince1970: 1_700_000_000), payload: Data([1, 2, 3]))
+        let event = Event(
+            eventName: "launch", startsAt: Date(timeIntervalSince1970: 1_700_000_000), payload: Data([1, 2, 3]))
         let parts = try await Self.parsed(try encoder.encode(event))
         #expect(parts.map(\.name) == ["event_name", "payload", "starts_at"])
         #expect(parts.map { String(decoding: $0.data, as: UTF8.self) } == ["launch", "AQID", "1700000000"])
@@ -129,7 +131,9 @@ struct MultipartFormEncoderTests {
 
     @Test("a top-level scalar or array is refused")
     func topLevelScalar() {
-        #expect { _ = try Self.encoder.encode("just text") } throws: { ($0 as? MultipartError)?.code == .unsupportedValue }
+        #expect { _ = try Self.encoder.encode("just text") } throws: {
+            ($0 as? MultipartError)?.code == .unsupportedValue
+        }
         #expect { _ = try Self.encoder.encode([1, 2]) } throws: { ($0 as? MultipartError)?.code == .unsupportedValue }
     }
 

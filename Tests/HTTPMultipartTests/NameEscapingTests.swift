@@ -41,7 +41,9 @@ struct NameEscapingTests {
         #expect(lines.filter { $0.hasPrefix("--b") } == ["--b", "--b--"])
     }
 
-    @Test("names with other control characters are refused naming them", arguments: ["nul\u{0}", "bell\u{7}", "del\u{7F}"])
+    @Test(
+        "names with other control characters are refused naming them",
+        arguments: ["nul\u{0}", "bell\u{7}", "del\u{7F}"])
     func controlCharacters(name: String) {
         var form = MultipartForm()
         #expect {

@@ -13,7 +13,8 @@ struct OutputEquivalenceTests {
                 .init(name: "title", filename: nil, contentType: nil, bytes: Data("Holiday".utf8), source: .text),
                 .init(name: "photo", filename: "beach.jpg", contentType: nil, bytes: big, source: .file),
                 .init(name: "raw", filename: nil, contentType: nil, bytes: big.prefix(1000), source: .data),
-                .init(name: "log", filename: "log.txt", contentType: nil, bytes: big.suffix(70_000), source: .inputStream),
+                .init(
+                    name: "log", filename: "log.txt", contentType: nil, bytes: big.suffix(70_000), source: .inputStream),
                 .init(name: "feed", filename: nil, contentType: .json, bytes: big.prefix(5000), source: .chunks),
             ], boundary: try! MultipartBoundary("fixed-test-boundary"))
     }

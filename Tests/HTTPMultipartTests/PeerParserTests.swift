@@ -46,9 +46,11 @@ struct PeerParserTests {
         let spec = FormSpec(
             parts: [
                 .init(
-                    name: "a\"; filename=\"evil.sh", filename: nil, contentType: nil, bytes: Data("x".utf8), source: .text),
+                    name: "a\"; filename=\"evil.sh", filename: nil, contentType: nil, bytes: Data("x".utf8),
+                    source: .text),
                 .init(
-                    name: "line\r\nContent-Type: text/html\r\n\r\n--hostile-names", filename: "r\u{e9}sum\u{e9} \"final\"\n.pdf",
+                    name: "line\r\nContent-Type: text/html\r\n\r\n--hostile-names",
+                    filename: "r\u{e9}sum\u{e9} \"final\"\n.pdf",
                     contentType: nil, bytes: Data("%PDF".utf8), source: .data),
                 .init(name: "日本語", filename: "写真🦩.jpg", contentType: nil, bytes: Data([0xFF, 0xD8]), source: .data),
             ], boundary: boundary)
@@ -83,7 +85,8 @@ struct PeerParserTests {
         ])
         var form = MultipartForm()
         form.append(try MultipartPart(headerFields: fields, data: Data("a,b\n".utf8)))
-        let result = try MultipartPeer.parse(try #require(try await form.encodedInMemory().data), boundary: form.boundary)
+        let result = try MultipartPeer.parse(
+            try #require(try await form.encodedInMemory().data), boundary: form.boundary)
         let part = try #require(result.multipart.first)
         #expect(part.headers == fields.map { [$0.name.rawName, $0.value] })
         #expect(part.name == "report")
@@ -95,7 +98,8 @@ struct PeerParserTests {
     func literalPercentEscape() async throws {
         var form = MultipartForm()
         try form.append(name: "100%22 sure", value: "v")
-        let result = try MultipartPeer.parse(try #require(try await form.encodedInMemory().data), boundary: form.boundary)
+        let result = try MultipartPeer.parse(
+            try #require(try await form.encodedInMemory().data), boundary: form.boundary)
         // WHATWG escaping is not reversible: `multipart` reads %22 as a quote, python-multipart keeps it.
         #expect(result.multipart.first?.name == "100\" sure")
         #expect(result.pythonMultipart.first?.name == "100%22 sure")

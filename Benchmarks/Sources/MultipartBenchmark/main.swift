@@ -37,7 +37,9 @@ struct SmallForm: Encodable {
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: Key.self)
-        for (index, text) in texts.enumerated() { try container.encode(text, forKey: Key(stringValue: "field\(index)")) }
+        for (index, text) in texts.enumerated() {
+            try container.encode(text, forKey: Key(stringValue: "field\(index)"))
+        }
         for (index, blob) in blobs.enumerated() { try container.encode(blob, forKey: Key(stringValue: "file\(index)")) }
     }
 }
@@ -116,7 +118,9 @@ func runProcess(_ url: URL, _ arguments: [String]) throws -> (seconds: Double, o
     let output = pipe.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-    guard process.terminationStatus == 0 else { fatalError("\(url.path) \(arguments) exited \(process.terminationStatus)") }
+    guard process.terminationStatus == 0 else {
+        fatalError("\(url.path) \(arguments) exited \(process.terminationStatus)")
+    }
     return (seconds, String(decoding: output, as: UTF8.self))
 }
 
@@ -162,7 +166,8 @@ print("(b) 1 GiB file part + 5 text fields to disk, \(rounds) rounds (each encod
 print("    HTTPMultipart encode(toFileAt:)      median \(Measure.ms(Measure.median(diskTimes)))")
 print("    /bin/cp of the same file             median \(Measure.ms(Measure.median(copyTimes)))")
 print(String(format: "    median ratio HTTPMultipart / cp: %.3f (target ≤ 1.25)", Measure.median(ratiosB)))
-print("    peak RSS (VmHWM) max \(mib(diskPeaks.max() ?? -1)), growth above baseline max \(mib(diskGrowth.max() ?? -1))")
+print(
+    "    peak RSS (VmHWM) max \(mib(diskPeaks.max() ?? -1)), growth above baseline max \(mib(diskGrowth.max() ?? -1))")
 
 var streamGrowth: [Int64] = []
 var streamPeaks: [Int64] = []
@@ -174,8 +179,9 @@ for _ in 0..<max(1, rounds / 2) {
     streamTimes.append(report.seconds)
 }
 print("(c) the same form read as a streaming body, \(streamTimes.count) rounds")
-print("    median \(Measure.ms(Measure.median(streamTimes))); peak RSS max \(mib(streamPeaks.max() ?? -1)), "
-    + "growth above baseline max \(mib(streamGrowth.max() ?? -1))")
+print(
+    "    median \(Measure.ms(Measure.median(streamTimes))); peak RSS max \(mib(streamPeaks.max() ?? -1)), "
+        + "growth above baseline max \(mib(streamGrowth.max() ?? -1))")
 if sink == 42 { print("") }
 
 // MARK: children

@@ -96,7 +96,8 @@ public struct MultipartFormEncoder: Sendable {
         switch error {
         case .invalidValue(_, let context):
             let path = MultipartNode.name(for: context.codingPath)
-            return MultipartError(.unsupportedValue, value: path, reason: context.debugDescription, underlyingError: error)
+            return MultipartError(
+                .unsupportedValue, value: path, reason: context.debugDescription, underlyingError: error)
         @unknown default:
             return MultipartError(.unsupportedValue, value: "", reason: "\(error)", underlyingError: error)
         }

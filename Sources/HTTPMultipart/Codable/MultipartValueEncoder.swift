@@ -33,10 +33,12 @@ struct MultipartValueEncoder: Encoder {
         case let file as MultipartFile:
             node.kind = .leaf(.file(file))
         case let date as Date:
-            node.kind = .leaf(.text(try strategy { () throws(HTTPEncodingError) in try options.dateEncodingStrategy.encode(date) }))
+            node.kind = .leaf(
+                .text(try strategy { () throws(HTTPEncodingError) in try options.dateEncodingStrategy.encode(date) }))
         case let data as Data:
             if let strategy = options.dataEncodingStrategy {
-                node.kind = .leaf(.text(try self.strategy { () throws(HTTPEncodingError) in try strategy.encode(data) }))
+                node.kind = .leaf(
+                    .text(try self.strategy { () throws(HTTPEncodingError) in try strategy.encode(data) }))
             } else {
                 node.kind = .leaf(.data(data))
             }
@@ -54,7 +56,8 @@ struct MultipartValueEncoder: Encoder {
     func child(forKey key: some CodingKey) -> MultipartValueEncoder {
         let name = options.keyEncodingStrategy.encode(key.stringValue)
         let path = codingPath + [key]
-        return MultipartValueEncoder(node: node.child(forKey: name, codingPath: path), codingPath: path, options: options)
+        return MultipartValueEncoder(
+            node: node.child(forKey: name, codingPath: path), codingPath: path, options: options)
     }
 
     func element(at index: Int) -> MultipartValueEncoder {
@@ -86,7 +89,9 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     var codingPath: [any CodingKey] { encoder.codingPath }
 
     mutating func encodeNil(forKey key: Key) throws {}
-    mutating func encode(_ value: Bool, forKey key: Key) throws { encoder.child(forKey: key).text(value ? "true" : "false") }
+    mutating func encode(_ value: Bool, forKey key: Key) throws {
+        encoder.child(forKey: key).text(value ? "true" : "false")
+    }
     mutating func encode(_ value: String, forKey key: Key) throws { encoder.child(forKey: key).text(value) }
     mutating func encode(_ value: Double, forKey key: Key) throws { encoder.child(forKey: key).text("\(value)") }
     mutating func encode(_ value: Float, forKey key: Key) throws { encoder.child(forKey: key).text("\(value)") }
@@ -104,7 +109,9 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         try encoder.child(forKey: key).encodeValue(value)
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy keyType: NestedKey.Type, forKey key: Key
+    )
         -> KeyedEncodingContainer<NestedKey>
     {
         encoder.child(forKey: key).container(keyedBy: keyType)
@@ -149,7 +156,9 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
     mutating func encode(_ value: UInt64) throws { next().text("\(value)") }
     mutating func encode<T: Encodable>(_ value: T) throws { try next().encodeValue(value) }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type)
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy keyType: NestedKey.Type
+    )
         -> KeyedEncodingContainer<NestedKey>
     {
         next().container(keyedBy: keyType)

@@ -6,8 +6,7 @@ enum FileExtensionTable {
     static let types: [String: MediaType] = {
         var table: [String: MediaType] = [:]
         for (type, extensions) in entries {
-            let slash = type.firstIndex(of: "/")!
-            guard
+            guard let slash = type.firstIndex(of: "/"),
                 let mediaType = try? MediaType(
                     type: String(type[..<slash]), subtype: String(type[type.index(after: slash)...]))
             else { continue }

@@ -47,7 +47,6 @@ public struct MultipartForm: Sendable {
     public var contentType: MediaType {
         // A validated boundary holds only bchars, none of them a control character, so
         // MediaType cannot reject it.
-        // swift-format-ignore: NeverForceUnwrap
         try! MediaType.multipartFormData.withParameter("boundary", boundary.value)
     }
 

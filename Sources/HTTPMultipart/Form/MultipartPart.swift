@@ -81,7 +81,9 @@ public struct MultipartPart: Sendable {
     ///   - length: The exact total number of bytes.
     /// - Throws: ``MultipartError/Code/invalidLength`` for a negative length;
     ///   ``MultipartError/Code/invalidHeader`` when `Content-Disposition` is missing.
-    public init<Chunks: AsyncSequence & Sendable>(headerFields: HTTPFields, chunks: Chunks, length: Int64)
+    public init<Chunks: AsyncSequence & Sendable>(
+        headerFields: HTTPFields, chunks: Chunks, length: Int64
+    )
         throws(MultipartError) where Chunks.Element == Data
     {
         try Self.check(length: length, of: headerFields)

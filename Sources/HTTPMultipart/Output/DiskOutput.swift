@@ -43,7 +43,9 @@ enum DiskOutput {
                 } else if let bytes = reader.wholeBytes, bytes.count >= chunkSize {
                     try flush()
                     let written: Result<Void, MultipartError> = bytes.withUnsafeBytes { raw in
-                        do throws(MultipartError) { return .success(try output.writeAll(raw)) } catch { return .failure(error) }
+                        do throws(MultipartError) { return .success(try output.writeAll(raw)) } catch {
+                            return .failure(error)
+                        }
                     }
                     try written.get()
                     reader.advance(by: bytes.count)
@@ -76,7 +78,8 @@ enum DiskOutput {
         from source: FileDescriptor, to output: FileDescriptor, reader: inout SegmentReader, chunkSize: Int
     ) throws(MultipartError) {
         while reader.remaining > 0 {
-            guard let copied = try output.copyInKernel(from: source, count: Int(min(Int64(chunkSize), reader.remaining)))
+            guard
+                let copied = try output.copyInKernel(from: source, count: Int(min(Int64(chunkSize), reader.remaining)))
             else { return }
             if copied == 0 {
                 throw MultipartError(

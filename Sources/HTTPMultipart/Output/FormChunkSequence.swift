@@ -42,7 +42,8 @@ struct FormChunkSequence: AsyncSequence, Sendable {
                 let result: Result<Int, MultipartError> = chunk.withUnsafeMutableBytes {
                     (buffer: UnsafeMutableRawBufferPointer) -> Result<Int, MultipartError> in
                     do throws(MultipartError) {
-                        return .success(try current.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[start...])))
+                        return .success(
+                            try current.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[start...])))
                     } catch {
                         return .failure(error)
                     }

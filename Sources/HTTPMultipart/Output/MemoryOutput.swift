@@ -16,7 +16,8 @@ enum MemoryOutput {
                 let start = position
                 let result: Result<Int, MultipartError> = output.withUnsafeMutableBytes { buffer in
                     do throws(MultipartError) {
-                        return .success(try reader.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[start...])))
+                        return .success(
+                            try reader.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[start...])))
                     } catch {
                         return .failure(error)
                     }

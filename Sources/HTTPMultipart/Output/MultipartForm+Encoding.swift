@@ -22,7 +22,9 @@ extension MultipartForm {
     ///   - chunkSize: The size of each read and write; 1 MiB by default.
     /// - Returns: The form with a body of ``HTTPBody/Source/file(_:)`` at `url`.
     /// - Throws: ``MultipartError`` naming the file that could not be read or written.
-    public func encode(toFileAt url: URL, chunkSize: Int = defaultChunkSize) async throws(MultipartError)
+    public func encode(
+        toFileAt url: URL, chunkSize: Int = defaultChunkSize
+    ) async throws(MultipartError)
         -> EncodedForm
     {
         let layout = try checkedLayout()
@@ -48,7 +50,8 @@ extension MultipartForm {
         let layout = FormLayout(parts: parts, boundary: boundary)
         let sequence = FormChunkSequence(layout: layout, chunkSize: max(1, chunkSize))
         let check = boundary.isRandom ? nil : boundary
-        let body = HTTPBody(length: .known(layout.length), iterationBehavior: layout.isReplayable ? .multiple : .single) {
+        let body = HTTPBody(length: .known(layout.length), iterationBehavior: layout.isReplayable ? .multiple : .single)
+        {
             CheckedChunks(base: sequence, fixedBoundary: check)
         }
         return EncodedForm(body: body, contentType: contentType, contentLength: layout.length)

@@ -75,7 +75,8 @@ struct SegmentReader {
         let chunk = try await Self.next(&iterator, label: label)
         guard let chunk else {
             throw MultipartError(
-                .lengthMismatch, value: label, reason: "the chunk sequence ended with \(remaining) bytes still expected")
+                .lengthMismatch, value: label, reason: "the chunk sequence ended with \(remaining) bytes still expected"
+            )
         }
         source = .chunks(iterator, leftover: chunk)
     }
@@ -108,7 +109,8 @@ struct SegmentReader {
             count = try stream.read(into: target, label: label)
             if count == 0 {
                 throw MultipartError(
-                    .lengthMismatch, value: label, reason: "the input stream ended with \(remaining) bytes still expected")
+                    .lengthMismatch, value: label,
+                    reason: "the input stream ended with \(remaining) bytes still expected")
             }
         case .chunks(let iterator, let leftover):
             count = min(want, leftover.count)
@@ -149,7 +151,9 @@ struct SegmentReader {
         }
     }
 
-    private static func next(_ iterator: inout HTTPBody.Chunks.AsyncIterator, label: String) async throws(MultipartError)
+    private static func next(
+        _ iterator: inout HTTPBody.Chunks.AsyncIterator, label: String
+    ) async throws(MultipartError)
         -> Data?
     {
         do {

@@ -39,7 +39,8 @@ struct FormSpec: CustomStringConvertible {
             case .text:
                 try form.append(name: part.name, value: String(decoding: part.bytes, as: UTF8.self))
             case .data:
-                try form.append(name: part.name, data: part.bytes, filename: part.filename, contentType: part.contentType)
+                try form.append(
+                    name: part.name, data: part.bytes, filename: part.filename, contentType: part.contentType)
             case .file:
                 let url = directory.url.appendingPathComponent("part-\(index).bin")
                 if !FileManager.default.fileExists(atPath: url.path) { try part.bytes.write(to: url) }
@@ -94,7 +95,8 @@ extension FormSpec {
             let name = randomText(maxLength: 24, using: &random)
             var filename: String?
             if source != .text, Bool.random(using: &random) || source == .file {
-                filename = randomText(maxLength: 20, using: &random) + [".png", ".json", ".bin", "", ".tar.gz"]
+                filename =
+                    randomText(maxLength: 20, using: &random) + [".png", ".json", ".bin", "", ".tar.gz"]
                     .randomElement(using: &random)!
             }
             let contentType: MediaType? =
@@ -128,7 +130,9 @@ extension FormSpec {
         for _ in 0..<pieces {
             switch Int.random(in: 0..<5, using: &random) {
             case 0: bytes.append(contentsOf: Array("--".utf8))
-            case 1: bytes.append(contentsOf: Array(repeating: "\r\n", count: Int.random(in: 1...4, using: &random)).joined().utf8)
+            case 1:
+                bytes.append(
+                    contentsOf: Array(repeating: "\r\n", count: Int.random(in: 1...4, using: &random)).joined().utf8)
             case 2: bytes.append(contentsOf: prefix[0..<Int.random(in: 1..<prefix.count, using: &random)])
             default:
                 let length = Int.random(in: 0...3000, using: &random)
