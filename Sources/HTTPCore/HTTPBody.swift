@@ -10,9 +10,12 @@ import Foundation
 ///
 /// ```swift
 /// let small = HTTPBody("name=heron")
-/// let upload = try HTTPBody(fileAt: URL(fileURLWithPath: "/tmp/video.mp4"))
-/// print(small.length, upload.iterationBehavior)  // known(10) multiple
+/// let file = FileManager.default.temporaryDirectory.appendingPathComponent("heron-upload.bin")
+/// try Data(count: 4096).write(to: file)
+/// let upload = try HTTPBody(fileAt: file)  // size taken now; the bytes are read when sent
+/// print(small.length, upload.length, upload.iterationBehavior)  // known(10) known(4096) multiple
 /// let bytes = try await small.collect(upTo: 1 << 20)
+/// print(bytes.count)  // 10
 /// ```
 public struct HTTPBody: Sendable {
     /// The number of bytes a body holds, when known in advance.

@@ -8,9 +8,9 @@ import Foundation
 ///
 /// ```swift
 /// let date = HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT")!
-/// print(HTTPDate.format(date))                                  // Sun, 06 Nov 1994 08:49:37 GMT
+/// print(HTTPDate.format(date))  // Sun, 06 Nov 1994 08:49:37 GMT
 /// print(HTTPDate.parse("Sunday, 06-Nov-94 08:49:37 GMT") == date)  // true
-/// print(HTTPDate.parse("Sun Nov  6 08:49:37 1994") == date)        // true
+/// print(HTTPDate.parse("Sun Nov  6 08:49:37 1994") == date)  // true
 /// ```
 public enum HTTPDate {
     private static let dayNames = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]

@@ -39,9 +39,15 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
     public var scheme: String? { url.scheme }
 
     /// The authority: host, and port when one is given, such as `example.com:8443`.
+    ///
+    /// The host is as written in the URL (percent-encoded, an IPv6 literal in brackets,
+    /// such as `[::1]:8080`), ready for a `Host` field; user information is left out
+    /// (RFC 9110 §4.2.4, §7.2).
     public var authority: String? {
-        guard let host = url.host else { return nil }
-        return url.port.map { "\(host):\($0)" } ?? host
+        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+            let host = components.percentEncodedHost, !host.isEmpty
+        else { return nil }
+        return components.port.map { "\(host):\($0)" } ?? host
     }
 
     /// The percent-encoded path, `/` when the URL has none.

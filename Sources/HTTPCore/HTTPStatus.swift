@@ -6,7 +6,7 @@
 ///
 /// ```swift
 /// let status = try HTTPStatus(code: 429)
-/// print(status, status.kind)      // 429 Too Many Requests clientError
+/// print(status, status.kind)  // 429 Too Many Requests clientError
 /// print(status == .tooManyRequests)  // true
 /// ```
 public struct HTTPStatus: Hashable, Sendable, Comparable, CustomStringConvertible {

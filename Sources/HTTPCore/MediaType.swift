@@ -9,7 +9,7 @@ import Foundation
 ///
 /// ```swift
 /// let type = try MediaType(parsing: #"Text/HTML; Charset="UTF-8""#)
-/// print(type)                               // text/html; charset=UTF-8
+/// print(type)  // text/html; charset=UTF-8
 /// print(type.charset ?? "", type == .html)  // UTF-8 true (charset values ignore case)
 /// print(type.matches(try MediaType(parsing: "text/*")))  // true
 /// ```

@@ -27,6 +27,9 @@ public struct HTTPEncodingError: Error, CustomStringConvertible {
         public static let unsupportedValue = Code("unsupportedValue")
         /// A custom key, date or data strategy closure threw; see ``HTTPEncodingError/underlying``.
         public static let strategyFailed = Code("strategyFailed")
+        /// A value's own `encode(to:)` or `init(from:)` threw an error of its own; see
+        /// ``HTTPEncodingError/underlying``.
+        public static let valueCodingFailed = Code("valueCodingFailed")
         /// Decoding asked for a key the input does not have.
         public static let keyNotFound = Code("keyNotFound")
         /// Decoding found a value of another shape or type than the one asked for.

@@ -15,11 +15,16 @@ Endpoints
   /hash (POST, PUT, PATCH)    reads the whole body (Content-Length or chunked), streaming, and
                               answers {"bytes": N, "sha256": hex, "chunked": bool,
                               "content_length": value or null}.
-  /flaky?key=K&fail=N&status=503&retry_after=S
-                              per key, requests 1..N answer `status` (default 503, with
-                              `Retry-After: S` when given), later ones 200 {"attempt": i}.
+  /flaky?key=K&fail=N&status=503&retry_after=S&retry_after_date=D
+                              per key, requests 1..N answer `status` (default 503), with
+                              `Retry-After: S` as given, or with `retry_after_date=D` an
+                              HTTP-date D seconds from now (RFC 9110 section 10.2.3); later
+                              ones 200 {"attempt": i}.
   /flaky-reset?key=K&fail=N   per key, requests 1..N get a TCP reset, later ones 200
                               {"attempt": i}.
+  /flaky-truncate?key=K&fail=N
+                              per key, requests 1..N get 200 declaring 1000 bytes but sending
+                              10 then closing, later ones 200 {"attempt": i}.
   /count?key=K                {"count": n}: how many requests carrying `key=K` were seen, on
                               any endpoint (this one excluded).
   /headers                    the request's header fields as received: {"lowercased name":
@@ -40,6 +45,7 @@ the server is accepting connections (written atomically).
 """
 
 import argparse
+import email.utils
 import hashlib
 import http.server
 import json
@@ -128,13 +134,14 @@ class FaultHandler(http.server.BaseHTTPRequestHandler):
     """Answers one connection's requests by dispatching on the path (see ROUTES)."""
 
     protocol_version = "HTTP/1.1"
-    server_version = "HeronFaultServer/1"
-    sys_version = ""
+
+    def version_string(self):
+        return "HeronFaultServer/1"
 
     # -- plumbing -----------------------------------------------------------------------------
 
-    def log_message(self, format, *args):  # noqa: A002 (the base class's parameter name)
-        pass
+    def log_message(self, *arguments):
+        pass  # quiet: a test run makes thousands of requests
 
     def __getattr__(self, name):
         # do_GET, do_POST, ... all go through the dispatcher.
@@ -233,7 +240,9 @@ class FaultHandler(http.server.BaseHTTPRequestHandler):
 
     def truncate(self, query):
         declared = query.integer("declared")
-        send = query.integer("send", high=declared)
+        self._truncated(declared, query.integer("send", high=declared))
+
+    def _truncated(self, declared, send):
         self._discard_body()
         self.send_response(200)
         self.send_header("Content-Type", "application/octet-stream")
@@ -290,7 +299,12 @@ class FaultHandler(http.server.BaseHTTPRequestHandler):
         fail = query.integer("fail")
         status = query.integer("status", default=503, low=100, high=599)
         if attempt <= fail:
-            headers = [("Retry-After", query.text("retry_after"))] if query.has("retry_after") else []
+            headers = []
+            if query.has("retry_after"):
+                headers.append(("Retry-After", query.text("retry_after")))
+            if query.has("retry_after_date"):
+                moment = time.time() + query.seconds("retry_after_date")
+                headers.append(("Retry-After", email.utils.formatdate(moment, usegmt=True)))
             self._json(status, {"attempt": attempt, "status": status}, headers)
         else:
             self._json(200, {"attempt": attempt})
@@ -299,6 +313,13 @@ class FaultHandler(http.server.BaseHTTPRequestHandler):
         attempt = self.server.counters.get(query.text("key"))
         if attempt <= query.integer("fail"):
             self._reset()
+        else:
+            self._json(200, {"attempt": attempt})
+
+    def flaky_truncate(self, query):
+        attempt = self.server.counters.get(query.text("key"))
+        if attempt <= query.integer("fail"):
+            self._truncated(declared=1000, send=10)
         else:
             self._json(200, {"attempt": attempt})
 
@@ -331,11 +352,12 @@ class FaultHandler(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Type", "application/octet-stream")
         self.send_header("Content-Length", str(count))
         self.end_headers()
-        if self.command != "HEAD":
-            self._write_pattern(count)
+        self._write_pattern(count)
 
     def _write_pattern(self, count, offset=0):
         """Writes `count` bytes of the pattern where byte i of the body is i % 256."""
+        if self.command == "HEAD":
+            return
         block = bytes(range(256)) * (IO_CHUNK // 256 + 1)
         block = block[offset % 256 :][:IO_CHUNK]
         while count > 0:
@@ -353,6 +375,7 @@ ROUTES = {
     "/hash": (FaultHandler.hash, BODY_METHODS),
     "/flaky": (FaultHandler.flaky, ANY_METHOD),
     "/flaky-reset": (FaultHandler.flaky_reset, ANY_METHOD),
+    "/flaky-truncate": (FaultHandler.flaky_truncate, ANY_METHOD),
     "/count": (FaultHandler.count, ANY_METHOD),
     "/headers": (FaultHandler.headers_echo, ANY_METHOD),
     "/redirect": (FaultHandler.redirect, ANY_METHOD),

@@ -7,6 +7,7 @@ endpoints the suites use, over real sockets; prints one line per check and exits
 when any check fails.
 """
 
+import email.utils
 import hashlib
 import http.client
 import json
@@ -111,9 +112,23 @@ def check_fault_server(server):
     check("/flaky-reset resets N times then succeeds; /count counts",
           endings == ["reset", "eof"] and json.loads(body) == {"count": 2}, (endings, body))
 
+    truncate_key = key + "-truncate"
+    data, ending = raw_exchange(server, f"GET /flaky-truncate?key={truncate_key}&fail=1 HTTP/1.1\r\nHost: x\r\n"
+                                        "\r\n".encode())
+    status, _, body = request(server, "GET", f"/flaky-truncate?key={truncate_key}&fail=1")
+    check("/flaky-truncate truncates N times then succeeds",
+          b"Content-Length: 1000" in data and data.endswith(bytes(range(10))) and ending == "eof"
+          and status == 200 and json.loads(body) == {"attempt": 2}, (data[-20:], status, body))
+
+    status, headers, _ = request(server, "GET", f"/flaky?key={key}-date&fail=1&retry_after_date=30")
+    parsed = email.utils.parsedate_to_datetime(headers.get("Retry-After", "x"))
+    check("/flaky with an HTTP-date Retry-After", status == 503 and 25 < parsed.timestamp() - time.time() < 35,
+          headers.get("Retry-After"))
+
     status, _, body = request(server, "GET", "/headers", headers={"Authorization": "Bearer x", "X-Two": "a"})
     fields = json.loads(body)
-    check("/headers echoes fields", fields.get("authorization") == ["Bearer x"] and fields.get("x-two") == ["a"], fields)
+    check("/headers echoes fields",
+          fields.get("authorization") == ["Bearer x"] and fields.get("x-two") == ["a"], fields)
 
     status, headers, _ = request(server, "GET", "/redirect?to=" + urllib.parse.quote("http://example.invalid/x?y=1") +
                                  "&status=307")
