@@ -165,3 +165,40 @@ struct MultipartFormEncoderTests {
         #expect(result.pythonMultipart.map(\.name) == ["line%0Akey", "quote%22key"])
     }
 }
+
+@Suite("Codable multipart encoder as a body encoder")
+struct MultipartBodyEncoderTests {
+    struct Upload: Encodable {
+        var title: String
+        var tags: [String]
+    }
+
+    static func encode(_ value: some Encodable, as encoder: some BodyEncoder) throws -> EncodedBody {
+        try encoder.encodeBody(value)
+    }
+
+    @Test("it conforms to HTTPEncoding's BodyEncoder with a streaming body of known length")
+    func bodyEncoder() async throws {
+        let encoded = try Self.encode(Upload(title: "t", tags: ["a"]), as: .multipart)
+        #expect(encoded.contentType.essence == "multipart/form-data")
+        let boundary = try MultipartBoundary(try #require(encoded.contentType[parameter: "boundary"]))
+        let bytes = try await encoded.body.collect(upTo: 1 << 20)
+        #expect(encoded.body.length == .known(Int64(bytes.count)))
+        #expect(encoded.body.isReplayable)
+        let parts = try MultipartPeer.parse(bytes, boundary: boundary).multipart
+        #expect(parts.map(\.name) == ["tags[]", "title"])
+    }
+
+    @Test(
+        "the array style is HTTPEncoding's",
+        arguments: [
+            (FormStyle.Arrays.brackets, ["tags[]", "tags[]"]), (.noBrackets, ["tags", "tags"]),
+            (.indexed, ["tags[0]", "tags[1]"]),
+        ])
+    func arrayStyles(style: FormStyle.Arrays, names: [String]) async throws {
+        struct Tagged: Encodable { var tags: [String] }
+        let form = try MultipartFormEncoder(arrays: style).encode(Tagged(tags: ["a", "b"]))
+        let data = try #require(try await form.encodedInMemory().data)
+        #expect(try MultipartPeer.parse(data, boundary: form.boundary).multipart.map(\.name) == names)
+    }
+}

@@ -35,6 +35,11 @@ public struct MultipartFormEncoder: Sendable {
     public var dateEncodingStrategy: DateEncodingStrategy
     /// How `Data` is written as text; `nil` (the default) sends it as a binary part.
     public var dataEncodingStrategy: DataEncodingStrategy?
+    /// How arrays are named: `tags[]` (``FormStyle/Arrays/brackets``, the default),
+    /// `tags` repeated (``FormStyle/Arrays/noBrackets``) or `tags[0]`
+    /// (``FormStyle/Arrays/indexed``), HTTPEncoding's spellings. Elements that are keyed
+    /// values or arrays are always indexed, so their fields stay together.
+    public var arrays: FormStyle.Arrays
     /// Whether the keys of each keyed container are sorted (the default, for deterministic
     /// output whatever the dictionary order), or kept in encoding order.
     public var sortsKeys: Bool
@@ -46,18 +51,21 @@ public struct MultipartFormEncoder: Sendable {
     ///   - keyEncodingStrategy: How keys are written.
     ///   - dateEncodingStrategy: How dates are written.
     ///   - dataEncodingStrategy: How `Data` is written as text; `nil` for a binary part.
+    ///   - arrays: How arrays are named.
     ///   - sortsKeys: Whether keys are sorted within each container.
     ///   - makeBoundary: Makes each form's boundary.
     public init(
         keyEncodingStrategy: KeyEncodingStrategy = .useDefaultKeys,
         dateEncodingStrategy: DateEncodingStrategy = .iso8601,
         dataEncodingStrategy: DataEncodingStrategy? = nil,
+        arrays: FormStyle.Arrays = .brackets,
         sortsKeys: Bool = true,
         makeBoundary: @escaping @Sendable () -> MultipartBoundary = { .random() }
     ) {
         self.keyEncodingStrategy = keyEncodingStrategy
         self.dateEncodingStrategy = dateEncodingStrategy
         self.dataEncodingStrategy = dataEncodingStrategy
+        self.arrays = arrays
         self.sortsKeys = sortsKeys
         self.makeBoundary = makeBoundary
     }
@@ -88,7 +96,7 @@ public struct MultipartFormEncoder: Sendable {
                 reason: "a form is made from a keyed value (a struct or a dictionary), not a single value or an array")
         }
         var form = MultipartForm(boundary: makeBoundary())
-        try root.appendParts(to: &form, name: nil, sortsKeys: sortsKeys)
+        try root.appendParts(to: &form, name: nil, options: self)
         return form
     }
 

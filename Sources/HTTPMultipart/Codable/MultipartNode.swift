@@ -1,5 +1,6 @@
 import Foundation
 import HTTPCore
+import HTTPEncoding
 
 /// The tree a value encodes into, written out as parts once encoding is done.
 final class MultipartNode {
@@ -60,23 +61,34 @@ final class MultipartNode {
         }
     }
 
-    /// Appends this node's parts: `name[key]` for keyed children, `name[]` for scalar
-    /// array elements, `name[index]` for container elements; nothing for `nil`.
-    func appendParts(to form: inout MultipartForm, name: String?, sortsKeys: Bool) throws(MultipartError) {
+    /// Appends this node's parts: `name[key]` for keyed children, scalar array elements as
+    /// the array style says, `name[index]` for container elements; nothing for `nil`.
+    func appendParts(
+        to form: inout MultipartForm, name: String?, options: MultipartFormEncoder
+    )
+        throws(MultipartError)
+    {
         switch kind {
         case .empty:
             return
         case .keyed(let entries):
-            let ordered = sortsKeys ? entries.sorted { $0.key < $1.key } : entries
+            let ordered = options.sortsKeys ? entries.sorted { $0.key < $1.key } : entries
             for entry in ordered {
                 let childName = name.map { "\($0)[\(entry.key)]" } ?? entry.key
-                try entry.node.appendParts(to: &form, name: childName, sortsKeys: sortsKeys)
+                try entry.node.appendParts(to: &form, name: childName, options: options)
             }
         case .unkeyed(let elements):
             let base = name ?? ""
             for (index, element) in elements.enumerated() {
-                let childName = element.isContainer ? "\(base)[\(index)]" : "\(base)[]"
-                try element.appendParts(to: &form, name: childName, sortsKeys: sortsKeys)
+                let childName: String
+                if element.isContainer || options.arrays == .indexed {
+                    childName = "\(base)[\(index)]"
+                } else if options.arrays == .noBrackets {
+                    childName = base
+                } else {
+                    childName = "\(base)[]"
+                }
+                try element.appendParts(to: &form, name: childName, options: options)
             }
         case .leaf(let leaf):
             let partName = name ?? ""
