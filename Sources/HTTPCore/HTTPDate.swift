@@ -61,6 +61,9 @@ public enum HTTPDate {
     ///
     /// A two-digit RFC 850 year that would be more than 50 years after `now` is read as
     /// the most recent past year with those last two digits, as §5.6.7 requires.
+    ///
+    /// Names of days and months are case-sensitive, as the grammar is. The day name must be
+    /// one of the seven, but is not checked against the date (as most recipients do).
     /// - Parameters:
     ///   - text: The field value, surrounding whitespace allowed.
     ///   - now: The reference instant for two-digit years; the current time by default.

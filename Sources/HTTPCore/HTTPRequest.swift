@@ -59,6 +59,13 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
     /// The percent-encoded query, without `?`, if any.
     public var query: String? { URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedQuery }
 
-    /// The method and the URL, such as `GET https://example.com/`.
-    public var description: String { "\(method) \(url.absoluteString)" }
+    /// The method and the URL, such as `GET https://example.com/`; a password in the URL
+    /// is shown as `***`, so printing a request does not leak it.
+    public var description: String {
+        guard url.password != nil, var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
+            return "\(method) \(url.absoluteString)"
+        }
+        components.percentEncodedPassword = "***"
+        return "\(method) \(components.string ?? "(a URL with a password)")"
+    }
 }

@@ -54,7 +54,7 @@ public enum RetryAfter: Hashable, Sendable {
     /// - Returns: Seconds to wait; `0` for a date already past.
     public func delay(from now: Date) -> TimeInterval {
         switch self {
-        case .seconds(let seconds): return TimeInterval(seconds)
+        case .seconds(let seconds): return TimeInterval(max(0, seconds))
         case .date(let date): return max(0, date.timeIntervalSince(now))
         }
     }

@@ -114,6 +114,12 @@ struct HTTPDateTests {
         #expect(HTTPDate.parse(text, now: HTTPDateTests.now) == date)
     }
 
+    @Test("the day name is checked for spelling, not against the date")
+    func dayNameNotCheckedAgainstDate() {
+        #expect(HTTPDate.parse("Mon, 06 Nov 1994 08:49:37 GMT") == HTTPDateTests.rfcInstant)
+        #expect(HTTPDate.parse("Mun, 06 Nov 1994 08:49:37 GMT") == nil)
+    }
+
     @Test("a leap second 60 is read as second 59")
     func leapSecond() {
         #expect(

@@ -34,6 +34,18 @@ struct HTTPFieldTests {
         #expect(error?.value == value)
     }
 
+    @Test(
+        "an error about a credential field names the field and offset, not the secret",
+        arguments: [HTTPFieldName.authorization, .proxyAuthorization, .cookie, .setCookie])
+    func redactsCredentials(name: HTTPFieldName) {
+        let secret = "Bearer s3cr3t\r\nX-Evil: 1"
+        let error = #expect(throws: HTTPCoreError.self) { try HTTPField(name: name, value: secret) }
+        #expect(error?.code == .invalidFieldValue)
+        #expect(error?.value == "<redacted 24 bytes>")
+        #expect(error?.description.contains("s3cr3t") == false)
+        #expect(error?.reason.contains("\(name.rawName) contains CR (0x0D) at offset 13") == true)
+    }
+
     @Test("rejects a bad name before looking at the value")
     func rejectsBadNameString() {
         let error = #expect(throws: HTTPCoreError.self) { try HTTPField(name: "Bad:Name", value: "x\r\n") }

@@ -43,6 +43,14 @@ struct HTTPRequestTests {
         #expect(request.description == "DELETE items/42?force=1")
     }
 
+    @Test("the description hides a password in the URL")
+    func descriptionHidesPassword() throws {
+        let request = HTTPRequest(url: try #require(URL(string: "https://user:hunter2@example.com/a?b=1")))
+        #expect(request.description == "GET https://user:***@example.com/a?b=1")
+        let noPassword = HTTPRequest(url: try #require(URL(string: "https://user@example.com/")))
+        #expect(noPassword.description == "GET https://user@example.com/")
+    }
+
     @Test("holds fields and a body, and copies independently")
     func valueSemantics() async throws {
         var original = HTTPRequest(

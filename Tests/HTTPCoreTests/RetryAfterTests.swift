@@ -73,6 +73,11 @@ struct RetryAfterTests {
         #expect(RetryAfter.seconds(5).delay(from: .distantFuture) == 5)
     }
 
+    @Test("a negative number of seconds made directly waits zero")
+    func negativeSecondsClamped() {
+        #expect(RetryAfter.seconds(-5).delay(from: Date()) == 0)
+    }
+
     @Test("reads the Retry-After field of a field list")
     func fromFields() throws {
         #expect(RetryAfter(try HTTPFields(["retry-after": "3"])) == .seconds(3))
