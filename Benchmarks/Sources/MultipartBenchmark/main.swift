@@ -195,6 +195,7 @@ if which == "all" || which == "b" {
     print("    HTTPMultipart encode(toFileAt:)      median \(Measure.ms(Measure.median(diskTimes)))")
     print("    /bin/cp of the same file             median \(Measure.ms(Measure.median(copyTimes)))")
     print(String(format: "    median ratio HTTPMultipart / cp: %.3f (target ≤ 1.25)", Measure.median(ratiosB)))
+    print("    ratio per round: " + ratiosB.map { String(format: "%.3f", $0) }.joined(separator: " "))
     print(
         "    peak RSS (VmHWM) max \(mib(diskPeaks.max() ?? -1)), growth above baseline max \(mib(diskGrowth.max() ?? -1))"
     )
