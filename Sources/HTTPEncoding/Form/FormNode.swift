@@ -12,55 +12,53 @@ enum FormNode {
     case array(FormArray)
 }
 
-/// The keys and values of an encoded object, in the order they were encoded.
+/// The members of an encoded object, in the order they were encoded.
 ///
-/// Encoding a key a second time replaces its value, as `JSONEncoder` does. Small objects
-/// (the fields of a struct) find an existing key by a linear scan; large ones (a big
-/// dictionary) build a hash index once they pass ``indexThreshold`` keys, so filling an
-/// object stays linear in its size.
+/// Storing a member only appends (one array, no hashing), so filling an object is
+/// linear in its size. A key encoded twice is stored twice and the writer keeps the
+/// last one, as `JSONEncoder` keeps the last value. Looking a key up (needed only when
+/// a nested container is asked for twice) scans small objects and indexes large ones
+/// once, keeping the index current from then on.
 final class FormObject {
     private static let indexThreshold = 12
 
-    private(set) var keys: [String] = []
-    private(set) var values: [FormNode] = []
+    private(set) var members: [(key: String, value: FormNode)]
     private var index: [String: Int]?
 
-    init() {}
+    /// An empty object with room for `capacity` members before its storage grows.
+    init(capacity: Int = 8) {
+        members = []
+        members.reserveCapacity(capacity)
+    }
 
-    var count: Int { keys.count }
-
-    /// The value stored for `key`, if any.
+    /// The value stored last for `key`, if any.
     func value(for key: String) -> FormNode? {
-        position(of: key).map { values[$0] }
-    }
-
-    /// Stores `node` under `key`, replacing an earlier value for the same key.
-    func set(_ key: String, _ node: FormNode) {
-        if let position = position(of: key) {
-            values[position] = node
-            return
-        }
-        index?[key] = keys.count
-        keys.append(key)
-        values.append(node)
-    }
-
-    private func position(of key: String) -> Int? {
-        if let index { return index[key] }
-        if keys.count < Self.indexThreshold {
-            for position in keys.indices where keys[position] == key { return position }
+        if let index { return index[key].map { members[$0].value } }
+        if members.count < Self.indexThreshold {
+            for member in members.reversed() where member.key == key { return member.value }
             return nil
         }
-        var built = [String: Int](minimumCapacity: keys.count * 2)
-        for (position, existing) in keys.enumerated() { built[existing] = position }
+        var built = [String: Int](minimumCapacity: members.count * 2)
+        for (position, member) in members.enumerated() { built[member.key] = position }
         index = built
-        return built[key]
+        return built[key].map { members[$0].value }
+    }
+
+    /// Stores `node` under `key`; a later value for the same key wins.
+    @inline(__always)
+    func set(_ key: String, _ node: FormNode) {
+        if index != nil { index?[key] = members.count }
+        members.append((key, node))
     }
 }
 
 /// The elements of an encoded array, in order.
 final class FormArray {
-    var values: [FormNode] = []
+    var values: [FormNode]
 
-    init() {}
+    /// An empty array with room for `capacity` elements before its storage grows.
+    init(capacity: Int = 4) {
+        values = []
+        values.reserveCapacity(capacity)
+    }
 }

@@ -139,6 +139,11 @@ final class FormValueEncoder: Encoder, SingleValueEncodingContainer {
                     underlying: error.underlying)
             }
         }
+        if T.self == [String].self, let strings = value as? [String] {
+            let array = FormArray(capacity: strings.count)
+            for string in strings { array.values.append(.string(string)) }
+            return .array(array)
+        }
         if T.self == URL.self, let url = value as? URL { return .string(url.absoluteString) }
         if T.self == Decimal.self, let decimal = value as? Decimal { return .string(decimal.description) }
         let child = FormValueEncoder(context: context, parent: self, key: key)

@@ -43,19 +43,63 @@ struct FormWriter {
 
     private mutating func writeObject(_ object: FormObject, isRoot: Bool) throws(HTTPEncodingError) {
         let base = key.count
-        let keys = object.keys
-        let values = object.values
+        let members = object.members
         if style.keyOrder.sorted {
-            var order = Array(keys.indices)
-            order.sort { Self.precedes(keys[$0], keys[$1]) }
-            for position in order {
-                try writeMember(keys[position], values[position], isRoot: isRoot, base: base)
+            let order = Self.sortedPositions(of: members)
+            for (rank, position) in order.enumerated() {
+                // The sort is stable: of equal keys, the last one encoded comes last and wins.
+                if rank + 1 < order.count, Self.compare(members[position].key, members[order[rank + 1]].key) == 0 {
+                    continue
+                }
+                try writeMember(members[position].key, members[position].value, isRoot: isRoot, base: base)
             }
         } else {
-            for position in keys.indices {
-                try writeMember(keys[position], values[position], isRoot: isRoot, base: base)
+            let superseded = Self.supersededPositions(in: members)
+            for position in members.indices where !superseded.contains(position) {
+                try writeMember(members[position].key, members[position].value, isRoot: isRoot, base: base)
             }
         }
+    }
+
+    /// The positions of `members` in key order; of equal keys, the one encoded first comes first.
+    ///
+    /// Small objects (the fields of a struct) use an insertion sort, which needs no extra
+    /// storage; large ones the standard library's stable sort.
+    private static func sortedPositions(of members: [(key: String, value: FormNode)]) -> [Int] {
+        var order = Array(members.indices)
+        if members.count <= 16 {
+            for next in order.indices.dropFirst() {
+                let position = order[next]
+                var slot = next
+                while slot > 0, compare(members[order[slot - 1]].key, members[position].key) > 0 {
+                    order[slot] = order[slot - 1]
+                    slot -= 1
+                }
+                order[slot] = position
+            }
+        } else {
+            order.sort { compare(members[$0].key, members[$1].key) < 0 }
+        }
+        return order
+    }
+
+    /// Positions of members whose key is encoded again later (byte-for-byte), in encoding order.
+    private static func supersededPositions(in members: [(key: String, value: FormNode)]) -> Set<Int> {
+        var superseded = Set<Int>()
+        if members.count < 12 {
+            for first in members.indices {
+                for later in (first + 1)..<members.count where compare(members[first].key, members[later].key) == 0 {
+                    superseded.insert(first)
+                    break
+                }
+            }
+            return superseded
+        }
+        var last: [[UInt8]: Int] = [:]
+        for (position, member) in members.enumerated() {
+            if let earlier = last.updateValue(position, forKey: Array(member.key.utf8)) { superseded.insert(earlier) }
+        }
+        return superseded
     }
 
     @inline(__always)
@@ -177,21 +221,23 @@ struct FormWriter {
         }
     }
 
-    /// Orders keys by their UTF-8 bytes, so the order never depends on Unicode
-    /// normalisation or on the order a dictionary happened to yield them.
-    private static func precedes(_ lhs: String, _ rhs: String) -> Bool {
-        var lhs = lhs
-        var rhs = rhs
-        return lhs.withUTF8 { left in
-            rhs.withUTF8 { right in
+    /// Compares keys by their UTF-8 bytes (negative, zero or positive), so the order never
+    /// depends on Unicode normalisation or on the order a dictionary happened to yield them.
+    @inline(__always)
+    static func compare(_ lhs: String, _ rhs: String) -> Int {
+        let fast = lhs.utf8.withContiguousStorageIfAvailable { left in
+            rhs.utf8.withContiguousStorageIfAvailable { right -> Int in
                 let common = min(left.count, right.count)
                 if common > 0, let leftBase = left.baseAddress, let rightBase = right.baseAddress {
                     let order = memcmp(leftBase, rightBase, common)
-                    if order != 0 { return order < 0 }
+                    if order != 0 { return Int(order) }
                 }
-                return left.count < right.count
+                return left.count - right.count
             }
         }
+        if let fast, let result = fast { return result }
+        if lhs.utf8.elementsEqual(rhs.utf8) { return 0 }
+        return lhs.utf8.lexicographicallyPrecedes(rhs.utf8) ? -1 : 1
     }
 
     private static func text(of node: FormNode) -> String {
