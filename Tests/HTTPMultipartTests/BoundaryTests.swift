@@ -74,4 +74,22 @@ struct BoundaryTests {
         await #expect(throws: MultipartError.self) { _ = try await form.streamingBody().body.collect(upTo: 1000) }
         #expect(try directory.contents().isEmpty)
     }
+
+    @Test(
+        "the delimiter check finds a fixed boundary anywhere in a part and nowhere else",
+        arguments: [
+            ("--fixed", true), ("abc--fixed", true), ("--fixedxyz", true), ("ab\r\n--fixed--\r\n", true),
+            ("--fixe", false), ("-fixed", false), ("fixed--", false), ("", false), ("--FIXED", false),
+        ])
+    func delimiterSearch(content: String, found: Bool) async throws {
+        var form = MultipartForm(boundary: try MultipartBoundary("fixed"))
+        try form.append(name: "p", data: Data(content.utf8))
+        var code: MultipartError.Code?
+        do throws(MultipartError) {
+            _ = try await form.encodedInMemory()
+        } catch {
+            code = error.code
+        }
+        #expect(code == (found ? .boundaryInContent : nil))
+    }
 }

@@ -14,8 +14,14 @@ import Darwin
 /// stays on one file system), which replaces the destination only once it is complete.
 /// On any failure the temporary file is removed. File parts are copied with an in-kernel
 /// copy where the system has one (`sendfile(2)` on Linux), otherwise read and written
-/// one chunk at a time; small segments are gathered into one chunk-sized buffer.
+/// one chunk at a time (in-kernel copies move up to
+/// ``inKernelChunk`` per call, as no user memory is used); small segments are gathered into one chunk-sized buffer.
 enum DiskOutput {
+    /// The most bytes one in-kernel copy moves. No user-space buffer is involved, so this
+    /// need not be the chunk size; fewer calls bring the copy close to `cp`, which moves a
+    /// whole file with one `copy_file_range(2)`.
+    static let inKernelChunk = 64 << 20
+
     static func write(_ layout: FormLayout, to url: URL, chunkSize: Int) async throws(MultipartError) {
         guard url.isFileURL else {
             throw MultipartError(.writeFailed, value: url.absoluteString, reason: "the destination is not a file URL")
@@ -78,9 +84,8 @@ enum DiskOutput {
         from source: FileDescriptor, to output: FileDescriptor, reader: inout SegmentReader, chunkSize: Int
     ) throws(MultipartError) {
         while reader.remaining > 0 {
-            guard
-                let copied = try output.copyInKernel(from: source, count: Int(min(Int64(chunkSize), reader.remaining)))
-            else { return }
+            let count = Int(min(Int64(max(chunkSize, inKernelChunk)), reader.remaining))
+            guard let copied = try output.copyInKernel(from: source, count: count) else { return }
             if copied == 0 {
                 throw MultipartError(
                     .fileChanged, value: source.path,
