@@ -27,7 +27,12 @@ let package = Package(
             dependencies: ["HTTPCore", "HTTPEncoding", "HTTPMultipart", "HTTPClient"],
             swiftSettings: swiftSettings
         ),
-        .target(name: "TestSupport", dependencies: ["HTTPCore"], path: "Tests/TestSupport", swiftSettings: swiftSettings),
+        .target(
+            name: "TestSupport",
+            dependencies: ["HTTPCore"],
+            path: "Tests/TestSupport",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "HTTPEncodingTests",
@@ -39,7 +44,11 @@ let package = Package(
             dependencies: ["HTTPMultipart", "TestSupport"],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "HTTPClientTests",
+            dependencies: ["HTTPClient", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "HTTPEndpointsTests",
             dependencies: ["HTTPEndpoints", "TestSupport"],

@@ -58,6 +58,9 @@ public struct ClientError: Error, Sendable, CustomStringConvertible {
         public static let fileWriteFailed = Code("fileWriteFailed")
         /// Authentication failed: no credentials, or refreshing them failed.
         public static let authenticationFailed = Code("authenticationFailed")
+        /// An interceptor failed with an error that is not a `ClientError`; see
+        /// ``ClientError/underlying``.
+        public static let interceptorFailed = Code("interceptorFailed")
 
         /// The identifier.
         public var description: String { rawValue }

@@ -10,6 +10,7 @@ final class FileChunkReader {
     private let handle: FileHandle
     private let expectedSize: Int64
     private var remaining: Int64
+    private var checkedEnd = false
 
     init(url: URL, expectedSize: Int64) throws(HTTPCoreError) {
         self.url = url
@@ -18,15 +19,23 @@ final class FileChunkReader {
         do {
             handle = try FileHandle(forReadingFrom: url)
         } catch {
-            throw HTTPCoreError(.unreadableFile, value: url.path, reason: "cannot open for reading: \(error.localizedDescription)")
+            throw HTTPCoreError(
+                .unreadableFile, value: url.path, reason: "cannot open for reading: \(error.localizedDescription)")
         }
     }
 
     deinit { try? handle.close() }
 
     /// The next chunk of at most `count` bytes, or `nil` after exactly `expectedSize` bytes.
+    ///
+    /// Throws ``HTTPCoreError/Code/bodyLengthMismatch`` when the file ends early or still has
+    /// bytes after `expectedSize` (it changed since its size was taken): the body announced
+    /// `expectedSize` bytes and must not silently send part of a different file.
     func read(upTo count: Int) throws(HTTPCoreError) -> Data? {
-        guard remaining > 0 else { return nil }
+        guard remaining > 0 else {
+            try checkAtEnd()
+            return nil
+        }
         let want = Int(Swift.min(Int64(count), remaining))
         let chunk: Data?
         do {
@@ -43,14 +52,32 @@ final class FileChunkReader {
         return chunk
     }
 
-    /// The size of the regular file at `url`, from `stat`.
+    /// Throws when the file holds more than `expectedSize` bytes; checked once, at the end.
+    private func checkAtEnd() throws(HTTPCoreError) {
+        guard !checkedEnd else { return }
+        checkedEnd = true
+        let extra: Data?
+        do {
+            extra = try handle.read(upToCount: 1)
+        } catch {
+            throw HTTPCoreError(.unreadableFile, value: url.path, reason: "read failed: \(error.localizedDescription)")
+        }
+        if let extra, !extra.isEmpty {
+            throw HTTPCoreError(
+                .bodyLengthMismatch, value: url.path,
+                reason: "file grew past its \(expectedSize) bytes after the body was created")
+        }
+    }
+
+    /// The size of the regular file at `url`, from `stat` (following a symbolic link).
     static func regularFileSize(at url: URL) throws(HTTPCoreError) -> Int64 {
         guard url.isFileURL else {
             throw HTTPCoreError(.unreadableFile, value: url.absoluteString, reason: "not a file URL")
         }
         let attributes: [FileAttributeKey: Any]
         do {
-            attributes = try FileManager.default.attributesOfItem(atPath: url.path)
+            // `attributesOfItem` does not follow a final symbolic link; the file it points to counts.
+            attributes = try FileManager.default.attributesOfItem(atPath: url.resolvingSymlinksInPath().path)
         } catch {
             throw HTTPCoreError(.unreadableFile, value: url.path, reason: "no such file or no access")
         }

@@ -10,9 +10,12 @@ import Foundation
 ///
 /// ```swift
 /// let small = HTTPBody("name=heron")
-/// let upload = try HTTPBody(fileAt: URL(fileURLWithPath: "/tmp/video.mp4"))
-/// print(small.length, upload.iterationBehavior)  // known(10) multiple
+/// let file = FileManager.default.temporaryDirectory.appendingPathComponent("heron-upload.bin")
+/// try Data(count: 4096).write(to: file)
+/// let upload = try HTTPBody(fileAt: file)  // size taken now; the bytes are read when sent
+/// print(small.length, upload.length, upload.iterationBehavior)  // known(10) known(4096) multiple
 /// let bytes = try await small.collect(upTo: 1 << 20)
+/// print(bytes.count)  // 10
 /// ```
 public struct HTTPBody: Sendable {
     /// The number of bytes a body holds, when known in advance.
@@ -150,7 +153,8 @@ public struct HTTPBody: Sendable {
     ///   (checked up front when the length is known), or any error of reading the body.
     public func collect(upTo limit: Int) async throws -> Data {
         if case .known(let count) = length, count > Int64(limit) {
-            throw HTTPCoreError(.bodyTooLarge, value: String(count), reason: "body of \(count) bytes exceeds the limit of \(limit)")
+            throw HTTPCoreError(
+                .bodyTooLarge, value: String(count), reason: "body of \(count) bytes exceeds the limit of \(limit)")
         }
         if case .data(let data) = storage { return data }
         var result = Data()
@@ -158,7 +162,8 @@ public struct HTTPBody: Sendable {
         for try await chunk in chunks() {
             guard result.count + chunk.count <= limit else {
                 throw HTTPCoreError(
-                    .bodyTooLarge, value: "\(result.count + chunk.count)+", reason: "body exceeds the limit of \(limit) bytes")
+                    .bodyTooLarge, value: "\(result.count + chunk.count)+",
+                    reason: "body exceeds the limit of \(limit) bytes")
             }
             result.append(chunk)
         }

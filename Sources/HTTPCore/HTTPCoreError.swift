@@ -2,13 +2,15 @@ import Foundation
 
 /// The error thrown by HTTPCore when a value does not make a valid HTTP message part.
 ///
-/// Every error names the offending value, so the message says what to fix:
+/// Every error names the offending value, so the message says what to fix; its
+/// ``description`` joins the code, the quoted value (control characters escaped) and the reason:
 ///
 /// ```swift
 /// do {
 ///     _ = try HTTPField(name: "X-Trace", value: "a\r\nInjected: yes")
-/// } catch let error as HTTPCoreError {
-///     print(error)  // invalid field value for "X-Trace": contains CR (0x0D) at offset 1
+/// } catch {  // typed throws: `error` is an HTTPCoreError
+///     print(error.code, error.value == "a\r\nInjected: yes")  // invalidFieldValue true
+///     print(error.reason)  // value of field X-Trace contains CR (0x0D) at offset 1 (RFC 9110 §5.5)
 /// }
 /// ```
 public struct HTTPCoreError: Error, Hashable, Sendable, CustomStringConvertible {

@@ -8,20 +8,34 @@ import Foundation
 ///
 /// ```swift
 /// let date = HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT")!
-/// print(HTTPDate.format(date))                                  // Sun, 06 Nov 1994 08:49:37 GMT
+/// print(HTTPDate.format(date))  // Sun, 06 Nov 1994 08:49:37 GMT
 /// print(HTTPDate.parse("Sunday, 06-Nov-94 08:49:37 GMT") == date)  // true
-/// print(HTTPDate.parse("Sun Nov  6 08:49:37 1994") == date)        // true
+/// print(HTTPDate.parse("Sun Nov  6 08:49:37 1994") == date)  // true
 /// ```
 public enum HTTPDate {
     private static let dayNames = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
     private static let longDayNames = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
-    private static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    private static let monthNames = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ]
 
     /// Formats `date` as an IMF-fixdate, such as `Sun, 06 Nov 1994 08:49:37 GMT`.
+    ///
+    /// IMF-fixdate has a four-digit year, so an instant before 0001-01-01 or after
+    /// 9999-12-31 23:59:59 GMT is clamped to that range, and a non-finite one (NaN,
+    /// infinity) formats as the nearest end (NaN as the start).
     /// - Parameter date: The instant to format; fractions of a second are dropped.
     /// - Returns: The IMF-fixdate text.
     public static func format(_ date: Date) -> String {
-        let total = Int64(date.timeIntervalSince1970.rounded(.down))
+        let interval = date.timeIntervalSince1970
+        let total: Int64
+        if interval.isNaN || interval <= Double(earliestFormattable) {
+            total = earliestFormattable
+        } else if interval >= Double(latestFormattable) {
+            total = latestFormattable
+        } else {
+            total = Int64(interval.rounded(.down))
+        }
         var days = total / 86_400
         var seconds = total % 86_400
         if seconds < 0 {
@@ -38,10 +52,18 @@ public enum HTTPDate {
             + "\(two(seconds / 3600)):\(two(seconds / 60 % 60)):\(two(seconds % 60)) GMT"
     }
 
+    /// 0001-01-01 00:00:00 GMT, in seconds since 1970.
+    private static let earliestFormattable: Int64 = -62_135_596_800
+    /// 9999-12-31 23:59:59 GMT, in seconds since 1970.
+    private static let latestFormattable: Int64 = 253_402_300_799
+
     /// Parses an HTTP-date in any of the three forms of RFC 9110 §5.6.7.
     ///
     /// A two-digit RFC 850 year that would be more than 50 years after `now` is read as
     /// the most recent past year with those last two digits, as §5.6.7 requires.
+    ///
+    /// Names of days and months are case-sensitive, as the grammar is. The day name must be
+    /// one of the seven, but is not checked against the date (as most recipients do).
     /// - Parameters:
     ///   - text: The field value, surrounding whitespace allowed.
     ///   - now: The reference instant for two-digit years; the current time by default.
@@ -80,10 +102,35 @@ public enum HTTPDate {
             let shortYear = scanner.digits(2), scanner.consume(" "),
             let time = time(&scanner), scanner.consume(" GMT"), scanner.atEnd
         else { return nil }
-        let nowYear = Int(civil(fromDays: Int64((now.timeIntervalSince1970 / 86_400).rounded(.down))).year)
-        var year = nowYear - nowYear % 100 + shortYear
-        if year > nowYear + 50 { year -= 100 }
-        return make(year: year, month: month, day: day, time: time)
+        return make(
+            year: fullYear(shortYear, month: month, day: day, time: time, now: now), month: month, day: day,
+            time: time)
+    }
+
+    /// Resolves a two-digit RFC 850 year (RFC 9110 §5.6.7): a timestamp that would be more
+    /// than 50 years after `now` is in the most recent past year with the same last two
+    /// digits. The result lies in the 100 years ending 50 years after `now`.
+    private static func fullYear(_ shortYear: Int, month: Int, day: Int, time: (Int, Int, Int), now: Date) -> Int {
+        let nowSeconds = Int64(Swift.max(-1e15, Swift.min(1e15, now.timeIntervalSince1970)).rounded(.down))
+        var nowDays = nowSeconds / 86_400
+        var nowTime = nowSeconds % 86_400
+        if nowTime < 0 {
+            nowTime += 86_400
+            nowDays -= 1
+        }
+        let today = civil(fromDays: nowDays)
+        let limit = days(fromCivil: today.year + 50, today.month, today.day) * 86_400 + nowTime
+        func seconds(_ year: Int) -> Int64 {
+            days(fromCivil: Int64(year), Int64(month), Int64(day)) * 86_400
+                + Int64(time.0 * 3600 + time.1 * 60 + time.2)
+        }
+        var year = Int(today.year) - Int(today.year % 100) + shortYear
+        if seconds(year) > limit {
+            year -= 100
+        } else if seconds(year + 100) <= limit {
+            year += 100
+        }
+        return year
     }
 
     // asctime-date: month SP ( 2DIGIT / ( SP 1DIGIT )) SP time SP year, after "Sun ".
@@ -164,7 +211,9 @@ private struct DateScanner {
 
     mutating func letters() -> String? {
         let start = index
-        while index < bytes.count, (bytes[index] | 0x20) >= UInt8(ascii: "a"), (bytes[index] | 0x20) <= UInt8(ascii: "z") {
+        while index < bytes.count, (bytes[index] | 0x20) >= UInt8(ascii: "a"),
+            (bytes[index] | 0x20) <= UInt8(ascii: "z")
+        {
             index += 1
         }
         return index > start ? String(decoding: bytes[start..<index], as: UTF8.self) : nil

@@ -20,7 +20,10 @@ public struct HTTPField: Hashable, Sendable, CustomStringConvertible {
     ///   - name: The field name.
     ///   - value: The value; surrounding spaces and tabs are trimmed.
     /// - Throws: ``HTTPCoreError`` with code ``HTTPCoreError/Code/invalidFieldValue`` when the
-    ///   value holds CR, LF, NUL, DEL or another control character other than tab.
+    ///   value holds CR, LF, NUL, DEL or another control character other than tab. The error's
+    ///   value is the rejected value, except for `Authorization`, `Proxy-Authorization`,
+    ///   `Cookie` and `Set-Cookie`, whose values are credentials and are replaced by
+    ///   `<redacted N bytes>`; the reason still names the field, the character and its offset.
     public init(name: HTTPFieldName, value: String) throws(HTTPCoreError) {
         self.name = name
         self.value = try Self.validatedValue(value, for: name)
@@ -38,6 +41,12 @@ public struct HTTPField: Hashable, Sendable, CustomStringConvertible {
     /// Renders the field as `Name: value`.
     public var description: String { "\(name.rawName): \(value)" }
 
+    /// Fields whose values are credentials: an error about them names the field and the
+    /// offset, never the value, so a token does not end up in a log.
+    private static let credentialFields: Set<HTTPFieldName> = [
+        .authorization, .proxyAuthorization, .cookie, .setCookie,
+    ]
+
     /// Checks and trims a field value.
     static func validatedValue(_ value: String, for name: HTTPFieldName) throws(HTTPCoreError) -> String {
         let bytes = value.utf8
@@ -47,10 +56,10 @@ public struct HTTPField: Hashable, Sendable, CustomStringConvertible {
             case 0x0D: what = "CR (0x0D)"
             case 0x0A: what = "LF (0x0A)"
             case 0x00: what = "NUL (0x00)"
-            default: what = "control character 0x\(String(byte, radix: 16, uppercase: true))"
+            default: what = "control character \(HTTPToken.hex(byte))"
             }
             throw HTTPCoreError(
-                .invalidFieldValue, value: value,
+                .invalidFieldValue, value: credentialFields.contains(name) ? "<redacted \(bytes.count) bytes>" : value,
                 reason: "value of field \(name.rawName) contains \(what) at offset \(offset) (RFC 9110 §5.5)")
         }
         guard let first = bytes.first, let last = bytes.last else { return value }

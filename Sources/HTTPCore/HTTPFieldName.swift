@@ -7,7 +7,7 @@
 /// ```swift
 /// let custom = try HTTPFieldName("X-Request-ID")
 /// print(custom == (try HTTPFieldName("x-request-id")))  // true
-/// print(HTTPFieldName.contentType.rawName)               // Content-Type
+/// print(HTTPFieldName.contentType.rawName)  // Content-Type
 /// ```
 public struct HTTPFieldName: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The name as written when it was created, such as `"Content-Type"`.

@@ -8,7 +8,7 @@
 /// ```swift
 /// var fields = try HTTPFields(["Accept": "application/json", "Cache-Control": "no-cache"])
 /// try fields.append(name: .cacheControl, value: "no-store")
-/// print(fields[.cacheControl] ?? "")   // no-cache, no-store
+/// print(fields[.cacheControl] ?? "")  // no-cache, no-store
 /// print(fields[values: .cacheControl])  // ["no-cache", "no-store"]
 /// ```
 public struct HTTPFields: Hashable, Sendable, RandomAccessCollection, ExpressibleByArrayLiteral,

@@ -46,7 +46,8 @@ public struct HTTPMethod: Hashable, Sendable, CustomStringConvertible {
 
     /// Whether the method is safe: read-only by definition (RFC 9110 §9.2.1).
     ///
-    /// `GET`, `HEAD`, `OPTIONS` and `TRACE` are safe; WebDAV's `PROPFIND` and `SEARCH` too.
+    /// `GET`, `HEAD`, `OPTIONS` and `TRACE` are safe (RFC 9110 §9.2.1); so are the registered
+    /// extension methods `PROPFIND` (RFC 4918), `REPORT` (RFC 3253) and `SEARCH` (RFC 5323).
     public var isSafe: Bool {
         switch rawValue {
         case "GET", "HEAD", "OPTIONS", "TRACE", "PROPFIND", "SEARCH", "REPORT": return true
@@ -55,7 +56,9 @@ public struct HTTPMethod: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Whether repeating the request has the same intended effect as sending it once
-    /// (RFC 9110 §9.2.2): the safe methods plus `PUT` and `DELETE`.
+    /// (RFC 9110 §9.2.2): the safe methods plus `PUT` and `DELETE`, and the WebDAV methods
+    /// `MKCOL`, `COPY`, `MOVE`, `PROPPATCH` and `UNLOCK` (RFC 4918). `POST`, `PATCH`,
+    /// `CONNECT` and `LOCK` are not.
     ///
     /// Retry policies send a non-idempotent request again only when the caller opts in.
     public var isIdempotent: Bool {

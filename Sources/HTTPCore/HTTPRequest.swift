@@ -39,9 +39,15 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
     public var scheme: String? { url.scheme }
 
     /// The authority: host, and port when one is given, such as `example.com:8443`.
+    ///
+    /// The host is as written in the URL (percent-encoded, an IPv6 literal in brackets,
+    /// such as `[::1]:8080`), ready for a `Host` field; user information is left out
+    /// (RFC 9110 §4.2.4, §7.2).
     public var authority: String? {
-        guard let host = url.host else { return nil }
-        return url.port.map { "\(host):\($0)" } ?? host
+        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+            let host = components.percentEncodedHost, !host.isEmpty
+        else { return nil }
+        return components.port.map { "\(host):\($0)" } ?? host
     }
 
     /// The percent-encoded path, `/` when the URL has none.
@@ -53,6 +59,13 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
     /// The percent-encoded query, without `?`, if any.
     public var query: String? { URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedQuery }
 
-    /// The method and the URL, such as `GET https://example.com/`.
-    public var description: String { "\(method) \(url.absoluteString)" }
+    /// The method and the URL, such as `GET https://example.com/`; a password in the URL
+    /// is shown as `***`, so printing a request does not leak it.
+    public var description: String {
+        guard url.password != nil, var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
+            return "\(method) \(url.absoluteString)"
+        }
+        components.percentEncodedPassword = "***"
+        return "\(method) \(components.string ?? "(a URL with a password)")"
+    }
 }

@@ -32,9 +32,22 @@ public struct HTTPResponse: Hashable, Sendable, CustomStringConvertible {
         headerFields[.contentType].flatMap { try? MediaType(parsing: $0) }
     }
 
-    /// The `Content-Length`, or `nil` when absent or not a non-negative integer.
+    /// The `Content-Length`, or `nil` when absent or invalid.
+    ///
+    /// The value must be digits only (RFC 9110 §8.6: no sign, no spaces inside). Repeated
+    /// fields, or a comma-separated list, are accepted only when every value is the same.
     public var contentLength: Int64? {
-        headerFields[.contentLength].flatMap { Int64($0) }.flatMap { $0 >= 0 ? $0 : nil }
+        var result: Int64?
+        for field in headerFields[values: .contentLength] {
+            for element in field.split(separator: ",", omittingEmptySubsequences: false) {
+                let digits = element.trimmingCharacters(in: [" ", "\t"])
+                guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+                    let value = Int64(digits), result == nil || result == value
+                else { return nil }
+                result = value
+            }
+        }
+        return result
     }
 
     /// The status, such as `200 OK`.

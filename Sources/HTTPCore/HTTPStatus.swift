@@ -6,7 +6,7 @@
 ///
 /// ```swift
 /// let status = try HTTPStatus(code: 429)
-/// print(status, status.kind)      // 429 Too Many Requests clientError
+/// print(status, status.kind)  // 429 Too Many Requests clientError
 /// print(status == .tooManyRequests)  // true
 /// ```
 public struct HTTPStatus: Hashable, Sendable, Comparable, CustomStringConvertible {
@@ -37,7 +37,8 @@ public struct HTTPStatus: Hashable, Sendable, Comparable, CustomStringConvertibl
     ///   outside 100...599.
     public init(code: Int, reasonPhrase: String? = nil) throws(HTTPCoreError) {
         guard (100...599).contains(code) else {
-            throw HTTPCoreError(.invalidStatus, value: String(code), reason: "status codes range from 100 to 599 (RFC 9110 §15)")
+            throw HTTPCoreError(
+                .invalidStatus, value: String(code), reason: "status codes range from 100 to 599 (RFC 9110 §15)")
         }
         self.code = code
         self.reasonPhrase = reasonPhrase ?? Self.registeredPhrases[code] ?? ""
@@ -75,7 +76,70 @@ public struct HTTPStatus: Hashable, Sendable, Comparable, CustomStringConvertibl
     /// The code and the reason phrase, such as `404 Not Found`.
     public var description: String { reasonPhrase.isEmpty ? String(code) : "\(code) \(reasonPhrase)" }
 
-    private static let registeredPhrases: [Int: String] = [100: "Continue", 101: "Switching Protocols", 103: "Early Hints", 200: "OK", 201: "Created", 202: "Accepted", 203: "Non-Authoritative Information", 204: "No Content", 205: "Reset Content", 206: "Partial Content", 300: "Multiple Choices", 301: "Moved Permanently", 302: "Found", 303: "See Other", 304: "Not Modified", 307: "Temporary Redirect", 308: "Permanent Redirect", 400: "Bad Request", 401: "Unauthorized", 402: "Payment Required", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed", 406: "Not Acceptable", 407: "Proxy Authentication Required", 408: "Request Timeout", 409: "Conflict", 410: "Gone", 411: "Length Required", 412: "Precondition Failed", 413: "Content Too Large", 414: "URI Too Long", 415: "Unsupported Media Type", 416: "Range Not Satisfiable", 417: "Expectation Failed", 421: "Misdirected Request", 422: "Unprocessable Content", 425: "Too Early", 426: "Upgrade Required", 428: "Precondition Required", 429: "Too Many Requests", 431: "Request Header Fields Too Large", 451: "Unavailable For Legal Reasons", 500: "Internal Server Error", 501: "Not Implemented", 502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout", 505: "HTTP Version Not Supported", 511: "Network Authentication Required"]
+    /// Reason phrases of the IANA HTTP Status Code Registry: RFC 9110 §15, plus 102 (RFC 2518),
+    /// 103 (RFC 8297), 207 and 423/424/507 (RFC 4918), 208/508 (RFC 5842), 226 (RFC 3229),
+    /// 429/428/431/511 (RFC 6585), 425 (RFC 8470), 451 (RFC 7725) and 506 (RFC 2295).
+    private static let registeredPhrases: [Int: String] = [
+        100: "Continue",
+        101: "Switching Protocols",
+        102: "Processing",
+        103: "Early Hints",
+        200: "OK",
+        201: "Created",
+        202: "Accepted",
+        203: "Non-Authoritative Information",
+        204: "No Content",
+        205: "Reset Content",
+        206: "Partial Content",
+        207: "Multi-Status",
+        208: "Already Reported",
+        226: "IM Used",
+        300: "Multiple Choices",
+        301: "Moved Permanently",
+        302: "Found",
+        303: "See Other",
+        304: "Not Modified",
+        307: "Temporary Redirect",
+        308: "Permanent Redirect",
+        400: "Bad Request",
+        401: "Unauthorized",
+        402: "Payment Required",
+        403: "Forbidden",
+        404: "Not Found",
+        405: "Method Not Allowed",
+        406: "Not Acceptable",
+        407: "Proxy Authentication Required",
+        408: "Request Timeout",
+        409: "Conflict",
+        410: "Gone",
+        411: "Length Required",
+        412: "Precondition Failed",
+        413: "Content Too Large",
+        414: "URI Too Long",
+        415: "Unsupported Media Type",
+        416: "Range Not Satisfiable",
+        417: "Expectation Failed",
+        421: "Misdirected Request",
+        422: "Unprocessable Content",
+        423: "Locked",
+        424: "Failed Dependency",
+        425: "Too Early",
+        426: "Upgrade Required",
+        428: "Precondition Required",
+        429: "Too Many Requests",
+        431: "Request Header Fields Too Large",
+        451: "Unavailable For Legal Reasons",
+        500: "Internal Server Error",
+        501: "Not Implemented",
+        502: "Bad Gateway",
+        503: "Service Unavailable",
+        504: "Gateway Timeout",
+        505: "HTTP Version Not Supported",
+        506: "Variant Also Negotiates",
+        507: "Insufficient Storage",
+        508: "Loop Detected",
+        511: "Network Authentication Required",
+    ]
 
     /// 100 Continue.
     public static let `continue` = HTTPStatus(known: 100, "Continue")

@@ -20,10 +20,16 @@ enum HTTPToken {
     static func problem(in string: String) -> String? {
         if string.isEmpty { return "is empty" }
         for (offset, byte) in string.utf8.enumerated() where !isTokenByte(byte) {
-            return "byte 0x\(String(byte, radix: 16, uppercase: true)) at offset \(offset) is not a token character"
+            return "byte \(hex(byte)) at offset \(offset) is not a token character"
                 + " (RFC 9110 §5.6.2)"
         }
         return nil
+    }
+
+    /// `byte` as two uppercase hex digits, such as `0x0D`.
+    static func hex(_ byte: UInt8) -> String {
+        let digits = String(byte, radix: 16, uppercase: true)
+        return byte < 0x10 ? "0x0\(digits)" : "0x\(digits)"
     }
 
     /// ASCII-lowercases `string` without touching non-ASCII bytes.

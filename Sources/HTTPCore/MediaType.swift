@@ -9,8 +9,8 @@ import Foundation
 ///
 /// ```swift
 /// let type = try MediaType(parsing: #"Text/HTML; Charset="UTF-8""#)
-/// print(type)                          // text/html; charset=UTF-8
-/// print(type.charset ?? "", type == .html)  // UTF-8 false (the charset differs)
+/// print(type)  // text/html; charset=UTF-8
+/// print(type.charset ?? "", type == .html)  // UTF-8 true (charset values ignore case)
 /// print(type.matches(try MediaType(parsing: "text/*")))  // true
 /// ```
 public struct MediaType: Hashable, Sendable, CustomStringConvertible {
@@ -36,7 +36,9 @@ public struct MediaType: Hashable, Sendable, CustomStringConvertible {
     ///   - parameters: Name–value pairs; names must be tokens, values may be any text
     ///     without control characters.
     /// - Throws: ``HTTPCoreError`` with code ``HTTPCoreError/Code/invalidMediaType`` naming the bad part.
-    public init(type: String, subtype: String, parameters: KeyValuePairs<String, String> = [:])
+    public init(
+        type: String, subtype: String, parameters: KeyValuePairs<String, String> = [:]
+    )
         throws(HTTPCoreError)
     {
         for part in [type, subtype] {
@@ -111,7 +113,7 @@ public struct MediaType: Hashable, Sendable, CustomStringConvertible {
         for (offset, byte) in value.utf8.enumerated() where (byte < 0x20 && byte != 0x09) || byte == 0x7F {
             throw HTTPCoreError(
                 .invalidMediaType, value: value,
-                reason: "parameter \(name) has control character 0x\(String(byte, radix: 16)) at offset \(offset)")
+                reason: "parameter \(name) has control character \(HTTPToken.hex(byte)) at offset \(offset)")
         }
         let lower = HTTPToken.lowercased(name)
         let parameter = Parameter(name: lower, value: value)
@@ -158,9 +160,11 @@ public struct MediaType: Hashable, Sendable, CustomStringConvertible {
                 out += parameter.value
             } else {
                 out += "\""
-                for character in parameter.value {
-                    if character == "\"" || character == "\\" { out += "\\" }
-                    out.append(character)
+                // Escape per scalar, not per Character: a quote followed by a combining mark
+                // is one Character but must still be escaped (RFC 9110 §5.6.4).
+                for scalar in parameter.value.unicodeScalars {
+                    if scalar == "\"" || scalar == "\\" { out += "\\" }
+                    out.unicodeScalars.append(scalar)
                 }
                 out += "\""
             }

@@ -18,7 +18,11 @@ public enum Measure {
     }
 
     /// Async variant of ``seconds(rounds:warmup:_:)``.
-    public static func seconds(rounds: Int, warmup: Int = 1, _ body: () async throws -> Void) async rethrows -> [Double] {
+    public static func seconds(
+        rounds: Int,
+        warmup: Int = 1,
+        _ body: () async throws -> Void
+    ) async rethrows -> [Double] {
         for _ in 0..<warmup { try await body() }
         var samples: [Double] = []
         for _ in 0..<rounds {

@@ -1,0 +1,43 @@
+import Foundation
+import HTTPCore
+
+/// Sends HTTP Basic credentials (RFC 7617) with every request.
+///
+/// The `Authorization` field is added only when the request has none, so one request can
+/// carry other credentials. User name and password are encoded as UTF-8 (RFC 7617 §2.1).
+/// Basic credentials are only as private as the connection: use HTTPS.
+///
+/// ```swift
+/// let client = Client(baseURL: base, interceptors: [BasicAuth(username: "ada", password: "secret")])
+/// ```
+public struct BasicAuth: Interceptor {
+    /// The user name; it must not contain `:`.
+    public let username: String
+    private let password: String
+
+    /// Creates the interceptor.
+    /// - Parameters:
+    ///   - username: The user name (a `:` in it makes every request fail, RFC 7617 §2).
+    ///   - password: The password.
+    public init(username: String, password: String) {
+        self.username = username
+        self.password = password
+    }
+
+    /// Adds `Authorization: Basic …` unless the request already has an `Authorization` field.
+    /// - Parameters:
+    ///   - request: The request to change.
+    ///   - context: The attempt's context.
+    /// - Throws: ``ClientError/Code/authenticationFailed`` when the user name contains `:`.
+    public func prepare(_ request: inout HTTPRequest, context: inout InterceptorContext) async throws {
+        guard !request.headerFields.contains(.authorization) else { return }
+        guard !username.contains(":") else {
+            throw ClientError(
+                .authenticationFailed,
+                "the user name '\(username)' contains ':', which Basic authentication cannot carry (RFC 7617 §2)",
+                request: request)
+        }
+        let credentials = Data("\(username):\(password)".utf8).base64EncodedString()
+        try request.headerFields.set(.authorization, "Basic \(credentials)")
+    }
+}

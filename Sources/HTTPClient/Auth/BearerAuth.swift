@@ -1,0 +1,95 @@
+import Foundation
+import HTTPCore
+
+/// Sends a bearer token (RFC 6750 §2.1), refreshing it once per request on `401`.
+///
+/// With a fixed token it only adds `Authorization: Bearer <token>`. With a
+/// ``TokenRefresher`` it also reacts to a `401 Unauthorized`: it asks the refresher for
+/// a new token (one refresh shared by every request rejected at the same time) and
+/// retries the request with it. A second `401` after a refresh, or a failed refresh,
+/// fails the request with ``ClientError/Code/authenticationFailed``.
+///
+/// The field is added only when the request has no `Authorization` field. Retries after
+/// a refresh count against the retry stack's attempt limit.
+///
+/// ```swift
+/// let tokens = TokenRefresher(token: "stale") { _ in try await fetchToken() }
+/// let client = Client(baseURL: base, interceptors: [BearerAuth(tokens)])
+/// ```
+public struct BearerAuth: Interceptor {
+    private enum Source: Sendable {
+        case fixed(String)
+        case refreshing(TokenRefresher)
+    }
+
+    private enum Generation: RequestValueKey { typealias Value = Int }
+    private enum Refreshed: RequestValueKey { typealias Value = Bool }
+
+    private let source: Source
+
+    /// Sends a fixed token.
+    /// - Parameter token: The token.
+    public init(token: String) { source = .fixed(token) }
+
+    /// Sends the refresher's token and refreshes it on `401`.
+    /// - Parameter tokens: The shared refresher.
+    public init(_ tokens: TokenRefresher) { source = .refreshing(tokens) }
+
+    /// Adds the `Authorization` field.
+    /// - Parameters:
+    ///   - request: The request to change.
+    ///   - context: The attempt's context; remembers which token generation was sent.
+    /// - Throws: ``ClientError/Code/authenticationFailed`` when a first token cannot be
+    ///   fetched or is not a valid field value.
+    public func prepare(_ request: inout HTTPRequest, context: inout InterceptorContext) async throws {
+        guard !request.headerFields.contains(.authorization) else { return }
+        let token: String
+        switch source {
+        case .fixed(let fixed): token = fixed
+        case .refreshing(let refresher):
+            let current = try await refresher.tokenForRequest()
+            context.values[Generation.self] = current.generation
+            token = current.token
+        }
+        do {
+            try request.headerFields.set(.authorization, "Bearer \(token)")
+        } catch {
+            throw ClientError(
+                .authenticationFailed, "the bearer token is not a valid field value", request: request,
+                underlying: error)
+        }
+    }
+
+    /// On `401`, refreshes the token and asks for a retry, once per request.
+    /// - Parameters:
+    ///   - outcome: The attempt's outcome.
+    ///   - context: The attempt's context.
+    /// - Returns: ``InterceptorDecision/retry`` after a refresh, ``InterceptorDecision/fail(_:)``
+    ///   when the refresh failed or the refreshed token was rejected too, else ``InterceptorDecision/proceed``.
+    public func decide(
+        _ outcome: AttemptOutcome, context: inout InterceptorContext
+    ) async throws
+        -> InterceptorDecision
+    {
+        guard case .refreshing(let refresher) = source, case .response(let head, let body) = outcome,
+            head.status == .unauthorized, context.values[Generation.self] != nil
+        else { return .proceed }
+        if context.values[Refreshed.self] == true {
+            return .fail(
+                ClientError(
+                    .authenticationFailed, "the server rejected the refreshed bearer token", request: context.request,
+                    response: head, body: body))
+        }
+        do {
+            _ = try await refresher.refresh(after: context.values[Generation.self] ?? 0)
+        } catch let error as ClientError {
+            var failure = error
+            failure.method = context.request.method
+            failure.url = context.request.url
+            failure.response = head
+            return .fail(failure)
+        }
+        context.values[Refreshed.self] = true
+        return .retry
+    }
+}

@@ -1,0 +1,265 @@
+import Foundation
+import HTTPCore
+
+/// What a call has recorded so far, for its metrics and errors.
+struct CallRecord {
+    let start: ContinuousClock.Instant
+    var history: [ClientError.Attempt] = []
+    var redirects = 0
+    var bytesSent: Int64?
+    var bytesReceived: Int64?
+
+    func metrics() -> ClientMetrics {
+        ClientMetrics(
+            attempts: history, redirects: redirects, duration: ContinuousClock.now - start, bytesSent: bytesSent,
+            bytesReceived: bytesReceived)
+    }
+}
+
+/// Emits the events of one call, or nothing when the client has no observers.
+struct EventEmitter: Sendable {
+    let hub: ObserverHub?
+    let id: UInt64
+    let start: ContinuousClock.Instant
+
+    func emit(_ kind: @autoclosure () -> ClientEvent.Kind) {
+        guard let hub else { return }
+        hub.emit(ClientEvent(requestID: id, elapsed: ContinuousClock.now - start, kind: kind()))
+    }
+}
+
+/// The final exchange of an attempt: the response and the request that produced it.
+struct Exchange: Sendable {
+    var response: TransportResponse
+    var request: HTTPRequest
+    var redirects: Int
+}
+
+extension Client {
+    /// Runs a call: attempts, decisions, retries; emits the `finished` event either way.
+    func execute(
+        _ request: HTTPRequest, options: RequestOptions, mode: ResponseBodyMode
+    ) async throws
+        -> ClientResponse<ResponseContent>
+    {
+        let start = ContinuousClock.now
+        let events = EventEmitter(hub: hub.isEmpty ? nil : hub, id: hub.isEmpty ? 0 : counter.next(), start: start)
+        defer { options.progressUpdates?.finish() }
+        var record = CallRecord(start: start)
+        do {
+            let response = try await runAttempts(request, options: options, mode: mode, record: &record, events: events)
+            events.emit(.finished(status: response.head.status, error: nil, metrics: response.metrics))
+            return response
+        } catch {
+            let failure = ClientError.wrapping(error, request: request, fallback: .transport).withAttempts(
+                record.history)
+            events.emit(.finished(status: failure.response?.status, error: failure, metrics: record.metrics()))
+            throw failure
+        }
+    }
+
+    private func runAttempts(
+        _ request: HTTPRequest, options: RequestOptions, mode: ResponseBodyMode, record: inout CallRecord,
+        events: EventEmitter
+    ) async throws -> ClientResponse<ResponseContent> {
+        let base = try resolved(request)
+        var context = InterceptorContext(
+            request: base, attempt: 1, values: options.values, retriesNonIdempotent: options.retriesNonIdempotent,
+            start: record.start)
+        var retryState = RetryState()
+        let timeout = options.timeout ?? self.timeout
+        let redirectLimit = max(0, options.redirectLimit ?? self.redirectLimit)
+        let transportOptions = TransportOptions(
+            idleTimeout: timeout, responseBody: mode, progress: options.progressHandler)
+        var attempt = 0
+        while true {
+            attempt += 1
+            context.attempt = attempt
+            context.request = base
+            let prepared = try await prepare(base, context: &context)
+            context.request = prepared
+            events.emit(.prepared(prepared, attempt: attempt))
+
+            let attemptStart = ContinuousClock.now
+            var exchange: Exchange?
+            let outcome: AttemptOutcome
+            do {
+                let result = try await withTimeout(timeout, request: prepared) { [self, attempt] in
+                    try await followRedirects(
+                        from: prepared, options: transportOptions, limit: redirectLimit, attempt: attempt,
+                        events: events)
+                }
+                exchange = result
+                record.redirects += result.redirects
+                record.bytesSent = result.response.bytesSent
+                record.bytesReceived = Self.byteCount(of: result.response.body)
+                outcome = .response(result.response.head, body: Self.bufferedBody(of: result.response.body))
+                events.emit(.responseReceived(result.response.head, attempt: attempt))
+            } catch {
+                let failure = ClientError.wrapping(error, request: prepared, fallback: .transport)
+                record.history.append(
+                    ClientError.Attempt(
+                        number: attempt, status: nil, failure: failure.code.rawValue,
+                        duration: Self.seconds(since: attemptStart)))
+                if failure.code == .cancelled { throw failure }
+                events.emit(.transportError(failure, attempt: attempt))
+                outcome = .failure(failure)
+            }
+            if let exchange {
+                record.history.append(
+                    ClientError.Attempt(
+                        number: attempt, status: exchange.response.head.status, failure: nil,
+                        duration: Self.seconds(since: attemptStart)))
+            }
+
+            let decision = try await decide(outcome, context: &context)
+            var failure = outcome.error
+            var action: RetryAction
+            var reason: String
+            switch decision {
+            case .retry, .retryAfter:
+                var wait = Duration.zero
+                if case .retryAfter(let delay) = decision { wait = delay }
+                action = retry.permitInterceptorRetry(
+                    of: base, attempt: attempt, elapsed: context.elapsed, wait: wait, state: &retryState)
+                reason = "an interceptor asked for a retry"
+            case .fail(let error):
+                failure = error
+                fallthrough
+            case .proceed:
+                action = retry.decide(
+                    after: outcome, of: base, attempt: attempt, elapsed: context.elapsed,
+                    retriesNonIdempotent: options.retriesNonIdempotent, state: &retryState)
+                reason = outcome.response.map { "status \($0.status)" } ?? "error \(outcome.error?.code.rawValue ?? "")"
+            }
+
+            switch action {
+            case .finish:
+                if let failure { throw failure }
+                guard let exchange else {
+                    throw ClientError(.transport, "the attempt produced no outcome", request: base)
+                }
+                var head = exchange.response.head
+                if head.url == nil { head.url = exchange.request.url }
+                return ClientResponse(
+                    head: head, body: exchange.response.body, request: exchange.request, metrics: record.metrics())
+            case .retry(let wait):
+                events.emit(.retryScheduled(attempt: attempt, delay: wait, reason: reason))
+                try await Self.sleep(wait, request: base)
+            case .giveUp(let refusal):
+                throw ClientError(
+                    .tooManyRetries, "gave up after \(attempt) attempts: \(refusal)", request: prepared,
+                    response: outcome.response, body: Self.bufferedBody(of: exchange?.response.body),
+                    underlying: failure, attempts: record.history)
+            case .bodyNotReplayable:
+                throw ClientError(
+                    .bodyNotReplayable,
+                    "a retry was wanted (\(reason)) but the request body is a one-shot stream that cannot be sent again",
+                    request: prepared, response: outcome.response, body: Self.bufferedBody(of: exchange?.response.body),
+                    underlying: failure, attempts: record.history)
+            }
+        }
+    }
+
+    private func prepare(_ base: HTTPRequest, context: inout InterceptorContext) async throws -> HTTPRequest {
+        var prepared = base
+        for interceptor in interceptors {
+            do {
+                try await interceptor.prepare(&prepared, context: &context)
+            } catch {
+                throw ClientError.wrapping(error, request: prepared, fallback: .interceptorFailed)
+            }
+        }
+        return prepared
+    }
+
+    private func decide(
+        _ outcome: AttemptOutcome, context: inout InterceptorContext
+    ) async throws
+        -> InterceptorDecision
+    {
+        var index = interceptors.endIndex
+        while index > interceptors.startIndex {
+            index -= 1
+            let decision: InterceptorDecision
+            do {
+                decision = try await interceptors[index].decide(outcome, context: &context)
+            } catch {
+                throw ClientError.wrapping(error, request: context.request, fallback: .interceptorFailed)
+            }
+            if case .proceed = decision { continue }
+            return decision
+        }
+        return .proceed
+    }
+
+    /// Sends `request` and follows redirects up to `limit`, emitting `sent` and `redirected`.
+    private func followRedirects(
+        from request: HTTPRequest, options: TransportOptions, limit: Int, attempt: Int, events: EventEmitter
+    ) async throws -> Exchange {
+        var current = request
+        var redirects = 0
+        while true {
+            events.emit(.sent(current, attempt: attempt))
+            let response = try await transport.send(current, options: options)
+            guard limit > 0, let next = try RedirectFollower.nextRequest(after: current, response: response.head) else {
+                return Exchange(response: response, request: current, redirects: redirects)
+            }
+            guard redirects < limit else {
+                throw ClientError(
+                    .tooManyRedirects, "more than \(limit) redirects, the last to \(next.url.absoluteString)",
+                    request: request, response: response.head)
+            }
+            redirects += 1
+            events.emit(.redirected(from: current.url, to: next.url, status: response.head.status))
+            current = next
+        }
+    }
+
+    /// Runs `operation`, throwing ``ClientError/Code/timedOut`` (after cancelling it) when
+    /// it takes longer than `timeout`.
+    private func withTimeout<Result: Sendable>(
+        _ timeout: Duration?, request: HTTPRequest, _ operation: @escaping @Sendable () async throws -> Result
+    ) async throws -> Result {
+        guard let timeout else { return try await operation() }
+        return try await withThrowingTaskGroup(of: Result?.self) { group in
+            group.addTask { try await operation() }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            if let result = try await group.next(), let result {
+                return result
+            }
+            if Task.isCancelled { throw CancellationError() }
+            throw ClientError(.timedOut, "no response within the timeout of \(timeout)", request: request)
+        }
+    }
+
+    private static func sleep(_ wait: Duration, request: HTTPRequest) async throws {
+        if wait > .zero {
+            try await Task.sleep(for: wait)
+        } else {
+            try Task.checkCancellation()
+        }
+    }
+
+    private static func bufferedBody(of content: ResponseContent?) -> Data? {
+        if case .data(let data)? = content { return data }
+        return nil
+    }
+
+    private static func byteCount(of content: ResponseContent) -> Int64? {
+        switch content {
+        case .data(let data): return Int64(data.count)
+        case .file(_, let count): return count
+        case .stream: return nil
+        }
+    }
+
+    static func seconds(since start: ContinuousClock.Instant) -> TimeInterval {
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+    }
+}

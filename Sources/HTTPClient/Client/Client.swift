@@ -1,0 +1,221 @@
+import Foundation
+import HTTPCore
+
+/// Sends requests through interceptors, retry policies and redirects to a transport.
+///
+/// A client holds a base URL, default header fields, a ``ClientTransport``, and the
+/// chains around it. It is safe to share across tasks; make one per API and reuse it.
+///
+/// The path of one call, for every attempt:
+/// 1. The request's URL is resolved against ``baseURL`` (keeping its path prefix:
+///    `/v2` + `users` → `/v2/users`) and the default ``headerFields`` missing from the
+///    request are added.
+/// 2. ``interceptors`` prepare it, **in array order**.
+/// 3. The transport sends it; redirects are followed here, beneath the interceptors,
+///    up to ``redirectLimit``; the attempt is bounded by the timeout.
+/// 4. ``interceptors`` decide on the response or error, **in reverse order**.
+/// 5. The ``retry`` stack decides whether to send it again, and after what wait.
+///
+/// ``observers`` see every step of it and change nothing.
+///
+/// Cancelling the task that awaits a call cancels the network request promptly and
+/// the call throws ``ClientError`` with code ``ClientError/Code/cancelled``.
+///
+/// ```swift
+/// let client = Client(
+///     baseURL: URL(string: "https://api.example.com/v2")!,
+///     interceptors: [BearerAuth(token: "secret"), Logging(.headers) { print($0) }],
+///     retry: [.transportErrors(max: 3), .status([429, 503]), .backoff(.exponential(base: 0.5, cap: 30))]
+/// )
+/// let response = try await client.send(HTTPRequest(url: URL(string: "users/42")!))
+/// print(response.status, String(decoding: response.body, as: UTF8.self))
+/// ```
+public final class Client: Sendable {
+    /// The URL relative request URLs resolve against, if any.
+    public let baseURL: URL?
+    /// Fields added to every request that does not already have a field of that name.
+    public let headerFields: HTTPFields
+    /// What sends the requests.
+    public let transport: any ClientTransport
+    /// The interceptors: `prepare` runs in this order, `decide` in reverse.
+    public let interceptors: [any Interceptor]
+    /// The observers, each fed through its own queue.
+    public let observers: [any ClientObserver]
+    /// The retry policies.
+    public let retry: RetryStack
+    /// The most redirects one attempt follows; 0 returns redirects unfollowed.
+    public let redirectLimit: Int
+    /// The longest one attempt may take (including its redirects), unless a request sets
+    /// its own ``RequestOptions/timeout``; `nil` for none.
+    public let timeout: Duration?
+
+    let resolver: BaseURLResolver
+    let hub: ObserverHub
+    let counter = RequestCounter()
+    private let defaultFieldNames: Set<HTTPFieldName>
+
+    /// Creates a client.
+    /// - Parameters:
+    ///   - baseURL: The URL relative request URLs resolve against.
+    ///   - headerFields: Fields added to requests that lack them.
+    ///   - transport: What sends the requests.
+    ///   - interceptors: Interceptors; `prepare` in this order, `decide` in reverse.
+    ///   - observers: Observers of every step.
+    ///   - retry: The retry policies; ``RetryStack/default`` by default.
+    ///   - redirectLimit: The most redirects per attempt; 10 by default, 0 to not follow.
+    ///   - timeout: The default per-attempt timeout; 60 seconds by default.
+    public init(
+        baseURL: URL? = nil, headerFields: HTTPFields = [], transport: any ClientTransport,
+        interceptors: [any Interceptor] = [], observers: [any ClientObserver] = [], retry: RetryStack = .default,
+        redirectLimit: Int = 10, timeout: Duration? = .seconds(60)
+    ) {
+        self.baseURL = baseURL
+        self.headerFields = headerFields
+        self.transport = transport
+        self.interceptors = interceptors
+        self.observers = observers
+        self.retry = retry
+        self.redirectLimit = max(0, redirectLimit)
+        self.timeout = timeout
+        self.resolver = BaseURLResolver(baseURL: baseURL)
+        self.hub = ObserverHub(observers)
+        self.defaultFieldNames = Set(headerFields.map(\.name))
+    }
+
+    /// Sends a request and buffers the response body in memory.
+    ///
+    /// Any status is returned as a response unless an interceptor (such as
+    /// ``ResponseValidation``) fails it.
+    /// - Parameters:
+    ///   - request: The request; a relative URL resolves against ``baseURL``.
+    ///   - options: Per-call settings.
+    /// - Returns: The response with its body.
+    /// - Throws: ``ClientError``: a transport failure, ``ClientError/Code/timedOut``,
+    ///   ``ClientError/Code/cancelled``, ``ClientError/Code/tooManyRetries`` and the errors
+    ///   of the interceptors.
+    public func send(
+        _ request: HTTPRequest, options: RequestOptions = RequestOptions()
+    ) async throws
+        -> ClientResponse<Data>
+    {
+        let response = try await execute(request, options: options, mode: .buffered(limit: options.responseBodyLimit))
+        switch response.body {
+        case .data(let data): return response.replacingBody(data)
+        case .file(let url, _):
+            defer { try? FileManager.default.removeItem(at: url) }
+            let data = try Data(contentsOf: url)
+            return response.replacingBody(data)
+        case .stream(let stream):
+            var data = Data()
+            for try await chunk in stream {
+                guard data.count + chunk.count <= options.responseBodyLimit else {
+                    throw ClientError(
+                        .responseTooLarge, "the response body exceeds the limit of \(options.responseBodyLimit) bytes",
+                        request: response.request, response: response.head)
+                }
+                data.append(chunk)
+            }
+            return response.replacingBody(data)
+        }
+    }
+
+    /// Sends a request and writes the response body to a file.
+    ///
+    /// The file is moved into place only when complete; a partial file is removed on
+    /// failure. Whatever the status, the body is written: check
+    /// ``ClientResponse/status`` or use ``ResponseValidation``.
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - destination: Where to put the body; replaced if it exists.
+    ///   - options: Per-call settings, such as progress.
+    /// - Returns: The response, its body the URL of the file.
+    /// - Throws: ``ClientError``, as ``send(_:options:)``, and ``ClientError/Code/fileWriteFailed``.
+    public func download(
+        _ request: HTTPRequest, to destination: URL, options: RequestOptions = RequestOptions()
+    )
+        async throws -> ClientResponse<URL>
+    {
+        let response = try await execute(request, options: options, mode: .file(destination: destination))
+        switch response.body {
+        case .file(let url, _): return response.replacingBody(url)
+        case .data(let data):
+            do { try data.write(to: destination, options: .atomic) } catch {
+                throw ClientError(
+                    .fileWriteFailed, "cannot write the response body to \(destination.path)",
+                    request: response.request,
+                    response: response.head, underlying: error)
+            }
+            return response.replacingBody(destination)
+        case .stream:
+            throw ClientError(
+                .invalidResponse, "the transport returned a stream for a download", request: response.request,
+                response: response.head)
+        }
+    }
+
+    /// Sends a request and returns the response body as it arrives.
+    ///
+    /// The call returns once the response head is in; read the body from
+    /// ``ClientResponse/body``. At most ``RequestOptions/responseBodyLimit`` unread bytes
+    /// are buffered (some transports cannot slow the server down).
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - options: Per-call settings.
+    /// - Returns: The response, its body a stream of chunks.
+    /// - Throws: ``ClientError``, as ``send(_:options:)``.
+    public func stream(
+        _ request: HTTPRequest, options: RequestOptions = RequestOptions()
+    ) async throws
+        -> ClientResponse<ResponseStream>
+    {
+        let response = try await execute(
+            request, options: options, mode: .stream(bufferLimit: options.responseBodyLimit))
+        switch response.body {
+        case .stream(let stream): return response.replacingBody(stream)
+        case .data(let data): return response.replacingBody(ResponseStream(Self.singleChunk(data)))
+        case .file(let url, _):
+            defer { try? FileManager.default.removeItem(at: url) }
+            let data = try Data(contentsOf: url)
+            return response.replacingBody(ResponseStream(Self.singleChunk(data)))
+        }
+    }
+
+    private static func singleChunk(_ data: Data) -> AsyncThrowingStream<Data, any Error> {
+        AsyncThrowingStream { continuation in
+            if !data.isEmpty { continuation.yield(data) }
+            continuation.finish()
+        }
+    }
+
+    /// The request with its URL resolved and the default header fields added.
+    func resolved(_ request: HTTPRequest) throws(ClientError) -> HTTPRequest {
+        var request = request
+        request.url = try resolver.resolve(request.url, for: request)
+        if !headerFields.isEmpty {
+            let present = defaultFieldNames.filter { request.headerFields.contains($0) }
+            for field in headerFields where !present.contains(field.name) { request.headerFields.append(field) }
+        }
+        return request
+    }
+}
+
+extension ClientResponse {
+    func replacingBody<Other: Sendable>(_ body: Other) -> ClientResponse<Other> {
+        ClientResponse<Other>(head: head, body: body, request: request, metrics: metrics)
+    }
+}
+
+/// Hands out call numbers for observer events.
+///
+/// `@unchecked Sendable`: `value` is only read and written while `lock` is held.
+final class RequestCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: UInt64 = 0
+
+    func next() -> UInt64 {
+        lock.lock()
+        defer { lock.unlock() }
+        value &+= 1
+        return value
+    }
+}

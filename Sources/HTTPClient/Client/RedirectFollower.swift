@@ -1,0 +1,66 @@
+import Foundation
+import HTTPCore
+
+/// Turns a redirect response into the next request (RFC 9110 §15.4), without I/O.
+enum RedirectFollower {
+    /// Fields never carried to another origin.
+    static let credentialFields: [HTTPFieldName] = [.authorization, .cookie, .proxyAuthorization]
+    /// Fields describing a body, removed with it.
+    static let contentFields: [HTTPFieldName] = [.contentType, .contentLength, .contentEncoding, .transferEncoding]
+
+    /// The request to send after `response`, or `nil` when it is not a redirect to follow
+    /// (not 301, 302, 303, 307 or 308, or no `Location`).
+    /// - Throws: ``ClientError/Code/invalidResponse`` for a `Location` that is not an
+    ///   http(s) URL; ``ClientError/Code/bodyNotReplayable`` when the method and body must
+    ///   be kept but the body is a one-shot stream.
+    static func nextRequest(after request: HTTPRequest, response: HTTPResponse) throws(ClientError) -> HTTPRequest? {
+        let code = response.status.code
+        guard [301, 302, 303, 307, 308].contains(code), let location = response.headerFields[.location] else {
+            return nil
+        }
+        guard let target = URL(string: location, relativeTo: request.url)?.absoluteURL,
+            let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https", target.host != nil
+        else {
+            throw ClientError(
+                .invalidResponse, "the redirect Location '\(location)' is not an http or https URL", request: request,
+                response: response)
+        }
+        var next = request
+        next.url = target
+        // 303 always becomes GET (HEAD stays HEAD); 301 and 302 turn POST into GET as
+        // browsers do (RFC 9110 §15.4.2, §15.4.3, §15.4.4). 307 and 308 keep everything.
+        let becomesGet =
+            (code == 303 && request.method != .head) || ((code == 301 || code == 302) && request.method == .post)
+        if becomesGet {
+            next.method = .get
+            next.body = nil
+            for name in contentFields { next.headerFields.remove(name) }
+        } else if let body = request.body, !body.isReplayable {
+            throw ClientError(
+                .bodyNotReplayable,
+                "the \(code) redirect to \(target.absoluteString) needs the body again, but it is a one-shot stream",
+                request: request, response: response)
+        }
+        if !sameOrigin(request.url, target) {
+            for name in credentialFields { next.headerFields.remove(name) }
+        }
+        return next
+    }
+
+    /// Whether two URLs share scheme, host and port (RFC 6454 §4), default ports filled in.
+    static func sameOrigin(_ lhs: URL, _ rhs: URL) -> Bool {
+        let lhsScheme = lhs.scheme?.lowercased()
+        let rhsScheme = rhs.scheme?.lowercased()
+        return lhsScheme == rhsScheme && lhs.host?.lowercased() == rhs.host?.lowercased()
+            && effectivePort(lhs, scheme: lhsScheme) == effectivePort(rhs, scheme: rhsScheme)
+    }
+
+    private static func effectivePort(_ url: URL, scheme: String?) -> Int? {
+        if let port = url.port { return port }
+        switch scheme {
+        case "http": return 80
+        case "https": return 443
+        default: return nil
+        }
+    }
+}

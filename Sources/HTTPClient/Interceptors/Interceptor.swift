@@ -1,0 +1,151 @@
+import Foundation
+import HTTPCore
+
+/// A step of the client's chain: prepares each request and decides what to do with
+/// each outcome.
+///
+/// **Order.** The client calls ``prepare(_:context:)`` on its interceptors in array
+/// order before every attempt, each seeing the request as the previous one left it,
+/// and ``decide(_:context:)`` in **reverse** array order after every attempt, so the
+/// interceptor closest to the transport (the last one) sees the response first. The
+/// first decision other than ``InterceptorDecision/proceed`` wins and the remaining
+/// interceptors are not asked. Put an interceptor that must see everything, such as
+/// ``Logging``, last.
+///
+/// Every attempt starts again from the original request (after base-URL resolution and
+/// the client's default header fields) and runs the whole `prepare` chain, so a retry
+/// picks up a refreshed token. Redirects are followed beneath the chain: interceptors
+/// see the final response of an attempt.
+///
+/// Both methods have default implementations that change nothing, so an interceptor
+/// implements only what it needs.
+///
+/// ```swift
+/// struct UserAgent: Interceptor {
+///     func prepare(_ request: inout HTTPRequest, context: inout InterceptorContext) async throws {
+///         try request.headerFields.set(.userAgent, "Heron/1.0")
+///     }
+/// }
+/// ```
+public protocol Interceptor: Sendable {
+    /// Modifies the request before an attempt is sent.
+    /// - Parameters:
+    ///   - request: The request to send, as the previous interceptors left it.
+    ///   - context: The attempt number, original request, elapsed time and shared values.
+    /// - Throws: Any error to abort the request: a ``ClientError`` is thrown to the
+    ///   caller unchanged, any other error wrapped in ``ClientError/Code/interceptorFailed``.
+    func prepare(_ request: inout HTTPRequest, context: inout InterceptorContext) async throws
+
+    /// Looks at the outcome of an attempt and decides what happens next.
+    /// - Parameters:
+    ///   - outcome: The response, or the error the attempt ended with.
+    ///   - context: The attempt, with ``InterceptorContext/request`` set to the request as sent.
+    /// - Returns: ``InterceptorDecision/proceed`` to let the next interceptor (and then the
+    ///   retry policies) decide, or a decision that ends the chain.
+    /// - Throws: Like ``prepare(_:context:)``; a thrown error ends the request.
+    func decide(_ outcome: AttemptOutcome, context: inout InterceptorContext) async throws -> InterceptorDecision
+}
+
+extension Interceptor {
+    /// Leaves the request unchanged.
+    /// - Parameters:
+    ///   - request: The request to send.
+    ///   - context: The attempt's context.
+    public func prepare(_ request: inout HTTPRequest, context: inout InterceptorContext) async throws {}
+
+    /// Proceeds without an opinion.
+    /// - Parameters:
+    ///   - outcome: The attempt's outcome.
+    ///   - context: The attempt's context.
+    /// - Returns: ``InterceptorDecision/proceed``.
+    public func decide(
+        _ outcome: AttemptOutcome, context: inout InterceptorContext
+    ) async throws
+        -> InterceptorDecision
+    { .proceed }
+}
+
+/// How one attempt ended, as interceptors see it.
+public enum AttemptOutcome: Sendable {
+    /// The server answered. `body` holds the bytes when the response is buffered in
+    /// memory, and is `nil` for downloads to a file and streamed responses.
+    case response(HTTPResponse, body: Data?)
+    /// The attempt failed without a response (transport failure or timeout).
+    case failure(ClientError)
+
+    /// The response head, when the server answered.
+    public var response: HTTPResponse? {
+        if case .response(let head, _) = self { return head }
+        return nil
+    }
+
+    /// The error, when the attempt failed.
+    public var error: ClientError? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}
+
+/// What an interceptor wants to happen after an attempt.
+public enum InterceptorDecision: Sendable {
+    /// No opinion: ask the next interceptor, then the retry policies.
+    case proceed
+    /// Send the request again now (subject to the retry stack's attempt and time limits).
+    case retry
+    /// Send the request again after `delay` (subject to the same limits).
+    case retryAfter(Duration)
+    /// End the request with this error (the retry policies may still retry the outcome).
+    case fail(ClientError)
+}
+
+/// What an interceptor knows about the request it is working on.
+///
+/// A context lives for the whole request: the client updates ``attempt`` and
+/// ``request`` before each step, and ``values`` carries what interceptors store across
+/// attempts.
+public struct InterceptorContext: Sendable {
+    /// The attempt number, from 1.
+    public internal(set) var attempt: Int
+    /// The request as the caller gave it, with its URL resolved against the base URL
+    /// and the client's default header fields added.
+    public let originalRequest: HTTPRequest
+    /// The request as sent in this attempt: during ``Interceptor/prepare(_:context:)`` the
+    /// request before the chain ran; during ``Interceptor/decide(_:context:)`` the request
+    /// after the whole `prepare` chain.
+    public internal(set) var request: HTTPRequest
+    /// Values shared by the interceptors of this request, seeded from ``RequestOptions/values``.
+    public var values: RequestValues
+    /// Whether the caller opted this request in to retries although its method is not idempotent.
+    public let retriesNonIdempotent: Bool
+    let start: ContinuousClock.Instant
+
+    /// Creates a context, for testing interceptors without a client.
+    /// - Parameters:
+    ///   - request: The original request.
+    ///   - attempt: The attempt number, from 1.
+    ///   - values: The shared values.
+    ///   - retriesNonIdempotent: Whether retries of non-idempotent methods are allowed.
+    public init(
+        request: HTTPRequest, attempt: Int = 1, values: RequestValues = RequestValues(),
+        retriesNonIdempotent: Bool = false
+    ) {
+        self.init(
+            request: request, attempt: attempt, values: values, retriesNonIdempotent: retriesNonIdempotent,
+            start: .now)
+    }
+
+    init(
+        request: HTTPRequest, attempt: Int, values: RequestValues, retriesNonIdempotent: Bool,
+        start: ContinuousClock.Instant
+    ) {
+        self.attempt = attempt
+        self.originalRequest = request
+        self.request = request
+        self.values = values
+        self.retriesNonIdempotent = retriesNonIdempotent
+        self.start = start
+    }
+
+    /// Time since the client started the request (before the first attempt).
+    public var elapsed: Duration { ContinuousClock.now - start }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import HTTPCore
+
+/// One step of one request, as observers see it.
+public struct ClientEvent: Sendable, CustomStringConvertible {
+    /// What happened.
+    public enum Kind: Sendable {
+        /// The interceptors prepared the request for an attempt.
+        case prepared(HTTPRequest, attempt: Int)
+        /// The request was handed to the transport (once per attempt and per redirect hop).
+        case sent(HTTPRequest, attempt: Int)
+        /// The client followed a redirect.
+        case redirected(from: URL, to: URL, status: HTTPStatus)
+        /// The final response of an attempt arrived (after redirects).
+        case responseReceived(HTTPResponse, attempt: Int)
+        /// The attempt failed without a response.
+        case transportError(ClientError, attempt: Int)
+        /// Another attempt will start after `delay`.
+        case retryScheduled(attempt: Int, delay: Duration, reason: String)
+        /// The call ended, with the final status (or the error) and the call's metrics.
+        case finished(status: HTTPStatus?, error: ClientError?, metrics: ClientMetrics)
+    }
+
+    /// A number identifying the call, the same for all its events and unique per client.
+    public let requestID: UInt64
+    /// Time since the call started.
+    public let elapsed: Duration
+    /// What happened.
+    public let kind: Kind
+
+    /// Creates an event.
+    /// - Parameters:
+    ///   - requestID: The call's number.
+    ///   - elapsed: Time since the call started.
+    ///   - kind: What happened.
+    public init(requestID: UInt64, elapsed: Duration, kind: Kind) {
+        self.requestID = requestID
+        self.elapsed = elapsed
+        self.kind = kind
+    }
+
+    /// `#3 sent GET https://example.com/ (attempt 1)`.
+    public var description: String {
+        let what: String
+        switch kind {
+        case .prepared(let request, let attempt): what = "prepared \(request) (attempt \(attempt))"
+        case .sent(let request, let attempt): what = "sent \(request) (attempt \(attempt))"
+        case .redirected(let from, let to, let status):
+            what = "redirected \(status.code) \(from.absoluteString) -> \(to.absoluteString)"
+        case .responseReceived(let response, let attempt): what = "received \(response.status) (attempt \(attempt))"
+        case .transportError(let error, let attempt): what = "failed \(error.code) (attempt \(attempt))"
+        case .retryScheduled(let attempt, let delay, let reason):
+            what = "retry after attempt \(attempt) in \(delay): \(reason)"
+        case .finished(let status, let error, let metrics):
+            what = "finished \(status?.description ?? error?.code.rawValue ?? "?"): \(metrics)"
+        }
+        return "#\(requestID) \(what)"
+    }
+}

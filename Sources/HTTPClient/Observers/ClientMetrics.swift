@@ -1,0 +1,41 @@
+import HTTPCore
+
+/// What one call of the client cost: attempts, redirects, time and bytes.
+public struct ClientMetrics: Sendable, CustomStringConvertible {
+    /// Every attempt, in order, with its status or failure and duration.
+    public var attempts: [ClientError.Attempt]
+    /// Redirects followed, over all attempts.
+    public var redirects: Int
+    /// Time from the call to its end, retries and waits included.
+    public var duration: Duration
+    /// Request body bytes sent in the last attempt, when the transport counts them.
+    public var bytesSent: Int64?
+    /// Response body bytes received in the last attempt, when known (not for streams).
+    public var bytesReceived: Int64?
+
+    /// Creates metrics.
+    /// - Parameters:
+    ///   - attempts: The attempts in order.
+    ///   - redirects: Redirects followed.
+    ///   - duration: The whole call's duration.
+    ///   - bytesSent: Request body bytes sent, if counted.
+    ///   - bytesReceived: Response body bytes received, if known.
+    public init(
+        attempts: [ClientError.Attempt], redirects: Int, duration: Duration, bytesSent: Int64?, bytesReceived: Int64?
+    ) {
+        self.attempts = attempts
+        self.redirects = redirects
+        self.duration = duration
+        self.bytesSent = bytesSent
+        self.bytesReceived = bytesReceived
+    }
+
+    /// `2 attempts, 0 redirects, 0.120 s, sent 0 B, received 512 B`.
+    public var description: String {
+        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+        let sent = bytesSent.map { "\($0) B" } ?? "?"
+        let received = bytesReceived.map { "\($0) B" } ?? "?"
+        return "\(attempts.count) attempts, \(redirects) redirects, \(String(format: "%.3f", seconds)) s, "
+            + "sent \(sent), received \(received)"
+    }
+}

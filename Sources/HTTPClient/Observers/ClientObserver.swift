@@ -1,0 +1,39 @@
+/// Sees every step of every request and changes nothing: metrics, tracing, auditing.
+///
+/// Each observer gets its own unbounded queue of events, drained by its own task, so a
+/// slow observer never delays a request (it only falls behind). Events of one request
+/// arrive in the order they happened; events of concurrent requests interleave. Events
+/// already queued when the client is released are still delivered.
+///
+/// ```swift
+/// struct Counter: ClientObserver {
+///     let sent: Counter.Box
+///     func receive(_ event: ClientEvent) async {
+///         if case .sent = event.kind { await sent.increment() }
+///     }
+///     actor Box { var value = 0; func increment() { value += 1 } }
+/// }
+/// ```
+public protocol ClientObserver: Sendable {
+    /// Handles one event; may take as long as it likes.
+    /// - Parameter event: What happened.
+    func receive(_ event: ClientEvent) async
+}
+
+/// An observer made from a closure.
+///
+/// ```swift
+/// let printer = EventObserver { event in print(event) }
+/// let client = Client(baseURL: base, observers: [printer])
+/// ```
+public struct EventObserver: ClientObserver {
+    private let handler: @Sendable (ClientEvent) async -> Void
+
+    /// Creates an observer that passes each event to `handler`.
+    /// - Parameter handler: Called once per event, one at a time, in order.
+    public init(_ handler: @escaping @Sendable (ClientEvent) async -> Void) { self.handler = handler }
+
+    /// Passes the event to the closure.
+    /// - Parameter event: What happened.
+    public func receive(_ event: ClientEvent) async { await handler(event) }
+}

@@ -1,0 +1,198 @@
+import Foundation
+import HTTPCore
+
+/// The client's retry policies, evaluated as a state machine after every attempt.
+///
+/// The stack is a plain value: ``decide(after:of:attempt:elapsed:retriesNonIdempotent:state:now:)``
+/// takes what happened and the request's ``RetryState`` and returns a ``RetryAction``,
+/// with no I/O, so a stack can be tested by feeding it outcomes. See ``RetryPolicy`` for
+/// how triggers, limits and backoff combine.
+///
+/// Rules the stack always applies:
+/// - A request whose method is not idempotent (RFC 9110 §9.2.2) is not retried unless
+///   the caller opts it in (``RequestOptions/retriesNonIdempotent``).
+/// - A request whose body is a one-shot stream is never sent twice: when a retry is
+///   wanted the stack answers ``RetryAction/bodyNotReplayable``, and the client fails
+///   with ``ClientError/Code/bodyNotReplayable`` carrying the response or the error.
+///
+/// ```swift
+/// let client = Client(
+///     baseURL: URL(string: "https://api.example.com")!,
+///     retry: [.transportErrors(max: 3), .status([429, 503]), .backoff(.exponential(base: 0.5, cap: 30))]
+/// )
+/// ```
+public struct RetryStack: Sendable, ExpressibleByArrayLiteral, CustomStringConvertible {
+    /// The policies, in order.
+    public var policies: [RetryPolicy]
+    /// The source of jitter: returns a number in `0..<1`. Replace it for deterministic tests.
+    public var random: @Sendable () -> Double
+
+    /// The most attempts an interceptor may ask for when no ``RetryPolicy/attempts(max:)``
+    /// limit is set, so a misbehaving interceptor cannot loop forever.
+    public static let interceptorAttemptCap = 10
+
+    /// Creates a stack.
+    /// - Parameters:
+    ///   - policies: The policies, in order.
+    ///   - random: The jitter source, returning a number in `0..<1`.
+    public init(_ policies: [RetryPolicy], random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
+        self.policies = policies
+        self.random = random
+    }
+
+    /// Creates a stack from an array literal of policies.
+    /// - Parameter elements: The policies, in order.
+    public init(arrayLiteral elements: RetryPolicy...) { self.init(elements) }
+
+    /// The default: two retries of transport failures, retries of 408, 429, 500, 502,
+    /// 503 and 504 honouring `Retry-After` up to 60 s, at most 3 attempts, exponential
+    /// backoff from 0.25 s capped at 8 s with full jitter.
+    public static let `default`: RetryStack = [
+        .transportErrors(max: 2), .status(), .attempts(max: 3),
+        .backoff(.exponential(base: 0.25, cap: 8), jitter: .full),
+    ]
+
+    /// No retries.
+    public static let none: RetryStack = []
+
+    /// The policies, comma-separated.
+    public var description: String { "[\(policies.map(\.description).joined(separator: ", "))]" }
+
+    /// Decides what follows an attempt.
+    /// - Parameters:
+    ///   - outcome: How the attempt ended.
+    ///   - request: The request (its method and body decide whether it may be re-sent).
+    ///   - attempt: The number of the attempt that just ended, from 1.
+    ///   - elapsed: Time since the call started.
+    ///   - retriesNonIdempotent: Whether the caller opted a non-idempotent request in.
+    ///   - state: The request's retry counters; updated when a retry is granted.
+    ///   - now: The current date, for `Retry-After` dates.
+    /// - Returns: The action to take.
+    public func decide(
+        after outcome: AttemptOutcome, of request: HTTPRequest, attempt: Int, elapsed: Duration,
+        retriesNonIdempotent: Bool, state: inout RetryState, now: Date = Date()
+    ) -> RetryAction {
+        guard let (index, claim) = firstTrigger(for: outcome, now: now) else { return .finish }
+        guard request.method.isIdempotent || retriesNonIdempotent else { return .finish }
+        let used = state.retries(byPolicy: index)
+        switch claim {
+        case .retry(let max, _) where max.map({ used >= $0 }) ?? false:
+            return .giveUp(reason: "\(policies[index]) allowed \(max ?? 0) retries")
+        case .tooLongRetryAfter(let wait, let limit):
+            return .giveUp(reason: "Retry-After of \(wait) exceeds the limit of \(limit)")
+        default: break
+        }
+        guard request.body?.isReplayable ?? true else { return .bodyNotReplayable }
+        var wait: Duration = .zero
+        if case .retry(_, let retryAfter?) = claim { wait = retryAfter }
+        if let backoff = backoffDelay(forRetry: state.totalRetries + 1), backoff > wait { wait = backoff }
+        if let refusal = limitRefusal(attempt: attempt, elapsed: elapsed, wait: wait, cap: nil) {
+            return .giveUp(reason: refusal)
+        }
+        state.record(retryBy: index)
+        return .retry(after: wait)
+    }
+
+    /// Checks a retry an interceptor asked for against the limits only.
+    /// - Parameters:
+    ///   - request: The request (a one-shot body cannot be re-sent).
+    ///   - attempt: The number of the attempt that just ended.
+    ///   - elapsed: Time since the call started.
+    ///   - wait: The wait the interceptor asked for.
+    ///   - state: The request's retry counters; updated when the retry is granted.
+    /// - Returns: ``RetryAction/retry(after:)`` with `wait`, or why it is refused.
+    public func permitInterceptorRetry(
+        of request: HTTPRequest, attempt: Int, elapsed: Duration, wait: Duration, state: inout RetryState
+    ) -> RetryAction {
+        guard request.body?.isReplayable ?? true else { return .bodyNotReplayable }
+        if let refusal = limitRefusal(attempt: attempt, elapsed: elapsed, wait: wait, cap: Self.interceptorAttemptCap) {
+            return .giveUp(reason: refusal)
+        }
+        state.record(retryBy: nil)
+        return .retry(after: wait)
+    }
+
+    private enum Claim {
+        case retry(max: Int?, retryAfter: Duration?)
+        case tooLongRetryAfter(Duration, limit: Duration)
+    }
+
+    private func firstTrigger(for outcome: AttemptOutcome, now: Date) -> (Int, Claim)? {
+        for (index, policy) in policies.enumerated() {
+            switch (policy.rule, outcome) {
+            case (.transportErrors(let max, let codes), .failure(let error)) where codes.contains(error.code):
+                return (index, .retry(max: max, retryAfter: nil))
+            case (.statuses(let statuses, let max, let honor, let limit), .response(let head, _))
+            where statuses.contains(head.status.code):
+                guard honor, let retryAfter = RetryAfter(head.headerFields) else {
+                    return (index, .retry(max: max, retryAfter: nil))
+                }
+                let seconds = retryAfter.delay(from: now)
+                let wait = seconds >= 1e9 ? Duration.seconds(Int64(1e9)) : Duration.milliseconds(Int64(seconds * 1000))
+                if wait > limit { return (index, .tooLongRetryAfter(wait, limit: limit)) }
+                return (index, .retry(max: max, retryAfter: wait))
+            default: continue
+            }
+        }
+        return nil
+    }
+
+    private func backoffDelay(forRetry retry: Int) -> Duration? {
+        for policy in policies {
+            if case .backoff(let backoff, let jitter) = policy.rule {
+                let seconds = jitter.apply(to: backoff.delay(forRetry: retry), random: random())
+                return .milliseconds(Int64((seconds * 1000).rounded()))
+            }
+        }
+        return nil
+    }
+
+    private func limitRefusal(attempt: Int, elapsed: Duration, wait: Duration, cap: Int?) -> String? {
+        var capped = false
+        for policy in policies {
+            switch policy.rule {
+            case .attempts(let max):
+                capped = true
+                if attempt >= max { return "the limit of \(max) attempts was reached" }
+            case .timeBudget(let budget) where elapsed + wait > budget:
+                return "waiting \(wait) more would exceed the time budget of \(budget)"
+            default: continue
+            }
+        }
+        if !capped, let cap, attempt >= cap { return "the limit of \(cap) attempts was reached" }
+        return nil
+    }
+}
+
+/// The retry counters of one request, kept by the client between attempts.
+public struct RetryState: Sendable, Hashable {
+    private var byPolicy: [Int: Int] = [:]
+    /// Retries granted so far, by policies and interceptors together.
+    public private(set) var totalRetries = 0
+
+    /// Creates the state of a request before its first attempt.
+    public init() {}
+
+    /// Retries granted so far by the policy at `index`.
+    /// - Parameter index: The policy's index in the stack.
+    /// - Returns: The count.
+    public func retries(byPolicy index: Int) -> Int { byPolicy[index, default: 0] }
+
+    mutating func record(retryBy index: Int?) {
+        totalRetries += 1
+        if let index { byPolicy[index, default: 0] += 1 }
+    }
+}
+
+/// What the retry stack decided after an attempt.
+public enum RetryAction: Sendable, Hashable {
+    /// No retry is wanted: deliver the outcome.
+    case finish
+    /// Send the request again after waiting.
+    case retry(after: Duration)
+    /// A retry was wanted but a limit forbids it: fail with ``ClientError/Code/tooManyRetries``.
+    case giveUp(reason: String)
+    /// A retry was wanted but the body is a one-shot stream: fail with
+    /// ``ClientError/Code/bodyNotReplayable``.
+    case bodyNotReplayable
+}

@@ -1,0 +1,289 @@
+import Foundation
+import HTTPCore
+
+/// A transport that answers from a script and records every request: for tests of code
+/// that uses a ``Client``, with no network.
+///
+/// Replies come, in this order of preference, from the queue filled by ``enqueue(_:)``
+/// (each used once, whatever the request), from the first rule added with
+/// ``on(_:reply:)`` whose matcher accepts the request (a rule's replies are used in turn,
+/// its last one repeating), then from the fallback reply. A request nothing answers fails
+/// with ``ClientError/Code/invalidRequest`` naming it.
+///
+/// Request bodies are read as a real transport would (a one-shot stream body is consumed)
+/// and recorded. Responses are delivered in the form the client asks for: in memory, in a
+/// file, or as a stream; progress is reported for both directions. Safe to use from many
+/// tasks at once.
+///
+/// ```swift
+/// let stub = StubTransport()
+/// stub.on(.path("/users/42"), reply: .status(.ok, body: Data(#"{"id":42}"#.utf8)))
+/// stub.on(.method(.post), reply: [.status(.serviceUnavailable), .status(.created)])
+/// let client = Client(baseURL: URL(string: "https://api.test")!, transport: stub)
+/// _ = try await client.send(HTTPRequest(url: URL(string: "users/42")!))
+/// print(stub.requests.map(\.url.path))  // ["/users/42"]
+/// ```
+public final class StubTransport: ClientTransport, @unchecked Sendable {
+    // `@unchecked Sendable`: `queue`, `rules` and `recorded` are only read and written
+    // while `lock` is held; `fallback` is immutable.
+    private let lock = NSLock()
+    private var queue: [Reply] = []
+    private var rules: [(matcher: Matcher, replies: [Reply], next: Int)] = []
+    private var recorded: [RecordedRequest] = []
+    private let fallback: Reply?
+
+    /// Creates a stub.
+    /// - Parameter fallback: The reply to requests no queued reply or rule answers, if any.
+    public init(fallback: Reply? = nil) { self.fallback = fallback }
+
+    /// Answers requests accepted by `matcher` with `replies` in turn; the last one repeats.
+    /// - Parameters:
+    ///   - matcher: Which requests the rule answers.
+    ///   - replies: The replies, in order; an empty list adds nothing.
+    public func on(_ matcher: Matcher, reply replies: [Reply]) {
+        guard !replies.isEmpty else { return }
+        lock.withLock { rules.append((matcher, replies, 0)) }
+    }
+
+    /// Answers requests accepted by `matcher` with `reply`, every time.
+    /// - Parameters:
+    ///   - matcher: Which requests the rule answers.
+    ///   - reply: The reply.
+    public func on(_ matcher: Matcher, reply: Reply) { on(matcher, reply: [reply]) }
+
+    /// Queues replies for the next requests, whatever they are, each used once.
+    /// - Parameter replies: The replies, in order.
+    public func enqueue(_ replies: Reply...) { lock.withLock { queue.append(contentsOf: replies) } }
+
+    /// Every request received, in order, as sent to the transport.
+    public var requests: [HTTPRequest] { lock.withLock { recorded.map(\.request) } }
+
+    /// Every request received with its body bytes, in order.
+    public var recordedRequests: [RecordedRequest] { lock.withLock { recorded } }
+
+    /// Forgets the recorded requests (the script is kept).
+    public func clearRecords() { lock.withLock { recorded.removeAll() } }
+
+    /// Records `request`, waits the reply's delay, and delivers the scripted reply.
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - options: How to deliver the body and report progress.
+    /// - Returns: The scripted response.
+    /// - Throws: The scripted error, `CancellationError` when cancelled during a delay,
+    ///   ``ClientError/Code/invalidRequest`` when nothing answers the request or its body
+    ///   cannot be read, ``ClientError/Code/responseTooLarge`` past the buffering limit.
+    public func send(_ request: HTTPRequest, options: TransportOptions) async throws -> TransportResponse {
+        let reply = lock.withLock { nextReply(for: request) }
+        let bodyBytes = try await readBody(of: request, progress: options.progress)
+        lock.withLock { recorded.append(RecordedRequest(request: request, body: bodyBytes)) }
+        guard var reply else {
+            throw ClientError(.invalidRequest, "StubTransport has no reply for \(request)", request: request)
+        }
+        while true {
+            if reply.delay > .zero { try await Task.sleep(for: reply.delay) }
+            try Task.checkCancellation()
+            switch reply.kind {
+            case .failure(let error): throw error
+            case .handler(let handler):
+                reply = try await handler(request)
+            case .response(var head, let body):
+                if head.url == nil { head.url = request.url }
+                let content = try deliver(body, mode: options.responseBody, request: request, head: head)
+                Self.report(body.count, direction: .download, to: options.progress)
+                return TransportResponse(head: head, body: content, bytesSent: bodyBytes.map { Int64($0.count) })
+            }
+        }
+    }
+
+    private func nextReply(for request: HTTPRequest) -> Reply? {
+        if !queue.isEmpty { return queue.removeFirst() }
+        for index in rules.indices where rules[index].matcher.matches(request) {
+            let reply = rules[index].replies[rules[index].next]
+            rules[index].next = min(rules[index].next + 1, rules[index].replies.count - 1)
+            return reply
+        }
+        return fallback
+    }
+
+    private func readBody(
+        of request: HTTPRequest, progress: (@Sendable (TransferProgress) -> Void)?
+    ) async throws
+        -> Data?
+    {
+        guard let body = request.body else { return nil }
+        do {
+            let data = try await body.collect(upTo: 256 * 1024 * 1024)
+            Self.report(data.count, direction: .upload, to: progress)
+            return data
+        } catch {
+            throw ClientError(
+                .invalidRequest, "StubTransport could not read the request body: \(error)", request: request,
+                underlying: error)
+        }
+    }
+
+    private func deliver(
+        _ body: Data, mode: ResponseBodyMode, request: HTTPRequest, head: HTTPResponse
+    ) throws
+        -> ResponseContent
+    {
+        switch mode {
+        case .buffered(let limit):
+            guard body.count <= limit else {
+                throw ClientError(
+                    .responseTooLarge, "the response body of \(body.count) bytes exceeds the limit of \(limit)",
+                    request: request, response: head)
+            }
+            return .data(body)
+        case .file(let destination):
+            do {
+                let temporary = destination.deletingLastPathComponent()
+                    .appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString).partial")
+                try body.write(to: temporary)
+                if FileManager.default.fileExists(atPath: destination.path) {
+                    try FileManager.default.removeItem(at: destination)
+                }
+                try FileManager.default.moveItem(at: temporary, to: destination)
+            } catch {
+                throw ClientError(
+                    .fileWriteFailed, "cannot write the response body to \(destination.path)", request: request,
+                    response: head, underlying: error)
+            }
+            return .file(destination, byteCount: Int64(body.count))
+        case .stream:
+            let chunkSize = 16 * 1024
+            return .stream(
+                ResponseStream(
+                    AsyncThrowingStream { continuation in
+                        var offset = body.startIndex
+                        while offset < body.endIndex {
+                            let end = body.index(offset, offsetBy: chunkSize, limitedBy: body.endIndex) ?? body.endIndex
+                            continuation.yield(Data(body[offset..<end]))
+                            offset = end
+                        }
+                        continuation.finish()
+                    }))
+        }
+    }
+
+    private static func report(
+        _ count: Int, direction: TransferProgress.Direction, to progress: (@Sendable (TransferProgress) -> Void)?
+    ) {
+        guard let progress else { return }
+        let total = Int64(count)
+        if total > 0 { progress(TransferProgress(direction: direction, completed: total / 2, expected: total)) }
+        progress(TransferProgress(direction: direction, completed: total, expected: total))
+    }
+}
+
+extension StubTransport {
+    /// A scripted reply: a response, a failure, or a function of the request; after a delay.
+    public struct Reply: Sendable {
+        enum Kind: Sendable {
+            case response(HTTPResponse, Data)
+            case failure(any Error)
+            case handler(@Sendable (HTTPRequest) async throws -> Reply)
+        }
+
+        let kind: Kind
+        /// How long the transport waits before answering.
+        public var delay: Duration
+
+        init(kind: Kind, delay: Duration) {
+            self.kind = kind
+            self.delay = delay
+        }
+
+        /// A response with `status`, header fields and body.
+        /// - Parameters:
+        ///   - status: The status.
+        ///   - headerFields: The header fields.
+        ///   - body: The body bytes.
+        ///   - delay: The wait before answering.
+        /// - Returns: The reply.
+        public static func status(
+            _ status: HTTPStatus, headerFields: HTTPFields = [], body: Data = Data(), delay: Duration = .zero
+        ) -> Reply {
+            Reply(kind: .response(HTTPResponse(status: status, headerFields: headerFields), body), delay: delay)
+        }
+
+        /// A response made of a head and a body.
+        /// - Parameters:
+        ///   - head: The response head.
+        ///   - body: The body bytes.
+        ///   - delay: The wait before answering.
+        /// - Returns: The reply.
+        public static func response(_ head: HTTPResponse, body: Data = Data(), delay: Duration = .zero) -> Reply {
+            Reply(kind: .response(head, body), delay: delay)
+        }
+
+        /// A failure: the transport throws `error` (use ``ClientError`` as real transports do,
+        /// or `CancellationError`).
+        /// - Parameters:
+        ///   - error: The error to throw.
+        ///   - delay: The wait before failing.
+        /// - Returns: The reply.
+        public static func failure(_ error: any Error, delay: Duration = .zero) -> Reply {
+            Reply(kind: .failure(error), delay: delay)
+        }
+
+        /// A reply computed from the request when it arrives.
+        /// - Parameter handler: Returns the reply to use (its own delay then applies too).
+        /// - Returns: The reply.
+        public static func handler(_ handler: @escaping @Sendable (HTTPRequest) async throws -> Reply) -> Reply {
+            Reply(kind: .handler(handler), delay: .zero)
+        }
+    }
+
+    /// Which requests a rule answers.
+    public struct Matcher: Sendable {
+        /// Whether the rule answers `request`.
+        public let matches: @Sendable (HTTPRequest) -> Bool
+
+        /// A matcher from a predicate.
+        /// - Parameter matches: Returns `true` for requests the rule answers.
+        public init(_ matches: @escaping @Sendable (HTTPRequest) -> Bool) { self.matches = matches }
+
+        /// Every request.
+        public static let any = Matcher { _ in true }
+
+        /// Requests whose URL path is exactly `path`, such as `/v2/users`.
+        /// - Parameter path: The path to compare.
+        /// - Returns: The matcher.
+        public static func path(_ path: String) -> Matcher { Matcher { $0.url.path == path } }
+
+        /// Requests with `method`.
+        /// - Parameter method: The method to compare.
+        /// - Returns: The matcher.
+        public static func method(_ method: HTTPMethod) -> Matcher { Matcher { $0.method == method } }
+
+        /// Requests to exactly `url`.
+        /// - Parameter url: The absolute URL to compare.
+        /// - Returns: The matcher.
+        public static func url(_ url: URL) -> Matcher {
+            Matcher { $0.url.absoluteString == url.absoluteString }
+        }
+
+        /// Requests to `host`, compared case-insensitively.
+        /// - Parameter host: The host name.
+        /// - Returns: The matcher.
+        public static func host(_ host: String) -> Matcher {
+            Matcher { $0.url.host?.lowercased() == host.lowercased() }
+        }
+
+        /// Requests both matchers accept.
+        /// - Parameter other: The other matcher.
+        /// - Returns: The combined matcher.
+        public func and(_ other: Matcher) -> Matcher {
+            Matcher { [self] in matches($0) && other.matches($0) }
+        }
+    }
+
+    /// A request the stub received, with the bytes of its body.
+    public struct RecordedRequest: Sendable {
+        /// The request as the transport got it.
+        public let request: HTTPRequest
+        /// The body bytes read, or `nil` when it had no body.
+        public let body: Data?
+    }
+}

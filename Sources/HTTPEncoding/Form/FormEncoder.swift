@@ -1,0 +1,189 @@
+import Foundation
+import HTTPCore
+
+/// Encodes `Encodable` values, and untyped parameter dictionaries, as
+/// `application/x-www-form-urlencoded` form bodies and URL query strings.
+///
+/// The encoder is a real `Encoder`: a value encodes itself into a tree, which is then
+/// written out in one linear pass into one byte buffer. The wire format is set by
+/// ``style`` (arrays, bools, nesting, `nil`, spaces, key order, brackets); keys, dates
+/// and data go through the same strategies as the multipart encoder. Every character
+/// but the unreserved ones of RFC 3986 §2.3 is percent-encoded in keys and values, so
+/// `&`, `=`, `+`, `#`, `/`, `?`, `[` and `]` inside a value can never change the shape
+/// of the form.
+///
+/// ```swift
+/// struct Search: Encodable {
+///     var query: String
+///     var tags: [String]
+///     var page: Int
+///     var exact: Bool
+/// }
+///
+/// let encoder = FormEncoder()
+/// let query = try encoder.encodeQuery(Search(query: "swift & http", tags: ["a", "b"], page: 2, exact: true))
+/// // exact=1&page=2&query=swift%20%26%20http&tags%5B%5D=a&tags%5B%5D=b
+/// let url = try encoder.appendQuery(parameters: ["page": 2], to: URL(string: "https://example.com/s?lang=en")!)
+/// // https://example.com/s?lang=en&page=2
+/// let body = try encoder.encodeBody(Search(query: "swift & http", tags: [], page: 1, exact: false))
+/// // body.contentType == .formURLEncoded, spaces written as "+"
+/// ```
+public struct FormEncoder: Sendable {
+    /// The wire format: arrays, bools, nesting, `nil`, spaces, key order and brackets.
+    public var style: FormStyle
+    /// How coding keys and dictionary keys are written; as written by default.
+    public var keyEncodingStrategy: KeyEncodingStrategy
+    /// How dates are written; ISO 8601 by default.
+    public var dateEncodingStrategy: DateEncodingStrategy
+    /// How `Data` is written; base64 by default.
+    public var dataEncodingStrategy: DataEncodingStrategy
+
+    /// Creates an encoder.
+    /// - Parameters:
+    ///   - style: The wire format; the most widely read spelling by default.
+    ///   - keyEncodingStrategy: How keys are written.
+    ///   - dateEncodingStrategy: How dates are written.
+    ///   - dataEncodingStrategy: How `Data` is written.
+    public init(
+        style: FormStyle = FormStyle(), keyEncodingStrategy: KeyEncodingStrategy = .useDefaultKeys,
+        dateEncodingStrategy: DateEncodingStrategy = .iso8601, dataEncodingStrategy: DataEncodingStrategy = .base64
+    ) {
+        self.style = style
+        self.keyEncodingStrategy = keyEncodingStrategy
+        self.dateEncodingStrategy = dateEncodingStrategy
+        self.dataEncodingStrategy = dataEncodingStrategy
+    }
+
+    // MARK: Encodable values
+
+    /// Encodes `value` as a query string, without the leading `?`.
+    ///
+    /// Spaces are `%20` unless ``FormStyle/spaces`` says otherwise.
+    /// - Parameter value: A value that encodes a keyed container (a struct or a dictionary).
+    /// - Returns: The query, such as `page=2&tags%5B%5D=a`; empty when nothing is written.
+    /// - Throws: ``HTTPEncodingError`` naming the key path of a value the format cannot
+    ///   carry, or of a strategy or `encode(to:)` that threw.
+    public func encodeQuery(_ value: some Encodable) throws(HTTPEncodingError) -> String {
+        String(decoding: try bytes(of: makeNode(value), plusForSpace: plusForSpace(inBody: false)), as: UTF8.self)
+    }
+
+    /// Encodes `value` as a form body with its content type.
+    ///
+    /// Spaces are `+` unless ``FormStyle/spaces`` says otherwise.
+    /// - Parameter value: A value that encodes a keyed container (a struct or a dictionary).
+    /// - Returns: The body and `application/x-www-form-urlencoded`.
+    /// - Throws: ``HTTPEncodingError`` as ``encodeQuery(_:)`` does.
+    public func encodeBody(_ value: some Encodable) throws(HTTPEncodingError) -> EncodedBody {
+        EncodedBody(
+            body: HTTPBody(bytes: try bytes(of: makeNode(value), plusForSpace: plusForSpace(inBody: true))),
+            contentType: .formURLEncoded)
+    }
+
+    /// Returns `url` with `value` appended to its query, keeping the items already there
+    /// and any fragment.
+    /// - Parameters:
+    ///   - value: A value that encodes a keyed container.
+    ///   - url: The URL to extend.
+    /// - Returns: The URL with the query appended; `url` itself when `value` writes nothing.
+    /// - Throws: ``HTTPEncodingError`` as ``encodeQuery(_:)`` does, or
+    ///   ``HTTPEncodingError/Code/invalidURL`` when the result is not a URL.
+    public func appendQuery(_ value: some Encodable, to url: URL) throws(HTTPEncodingError) -> URL {
+        try Self.append(query: encodeQuery(value), to: url)
+    }
+
+    // MARK: Untyped parameters
+
+    /// Encodes an untyped parameter dictionary as a query string, without the leading `?`.
+    ///
+    /// Values may be `String`, `Substring`, `Character`, any standard integer, `Double`,
+    /// `Float`, `Bool`, `Decimal`, `Date`, `Data`, `URL`, `UUID`, `NSNumber`, `NSNull`,
+    /// an `Optional` of these, `[Any]`, `[String: Any]`, or any `Encodable` value; they
+    /// go through the same style and strategies as typed values.
+    /// - Parameter parameters: The parameters, such as `["page": 1, "tags": ["a", "b"]]`.
+    /// - Returns: The query.
+    /// - Throws: ``HTTPEncodingError`` with code ``HTTPEncodingError/Code/unsupportedValue``
+    ///   naming the key path and type of a value that cannot be encoded.
+    public func encodeQuery(parameters: [String: Any]) throws(HTTPEncodingError) -> String {
+        let node = try parameterNode(parameters)
+        return String(decoding: try bytes(of: node, plusForSpace: plusForSpace(inBody: false)), as: UTF8.self)
+    }
+
+    /// Encodes an untyped parameter dictionary as a form body with its content type.
+    /// - Parameter parameters: The parameters; see ``encodeQuery(parameters:)`` for the
+    ///   values accepted.
+    /// - Returns: The body and `application/x-www-form-urlencoded`.
+    /// - Throws: ``HTTPEncodingError`` naming the key path of a value that cannot be encoded.
+    public func encodeBody(parameters: [String: Any]) throws(HTTPEncodingError) -> EncodedBody {
+        let node = try parameterNode(parameters)
+        return EncodedBody(
+            body: HTTPBody(bytes: try bytes(of: node, plusForSpace: plusForSpace(inBody: true))),
+            contentType: .formURLEncoded)
+    }
+
+    /// Returns `url` with untyped parameters appended to its query, keeping the items
+    /// already there and any fragment.
+    /// - Parameters:
+    ///   - parameters: The parameters; see ``encodeQuery(parameters:)`` for the values accepted.
+    ///   - url: The URL to extend.
+    /// - Returns: The URL with the query appended; `url` itself when nothing is written.
+    /// - Throws: ``HTTPEncodingError`` naming the key path of a value that cannot be encoded,
+    ///   or ``HTTPEncodingError/Code/invalidURL``.
+    public func appendQuery(parameters: [String: Any], to url: URL) throws(HTTPEncodingError) -> URL {
+        try Self.append(query: encodeQuery(parameters: parameters), to: url)
+    }
+
+    // MARK: Internals
+
+    private func plusForSpace(inBody: Bool) -> Bool {
+        switch style.spaces.kind {
+        case .automatic: return inBody
+        case .plus: return true
+        case .percent20: return false
+        }
+    }
+
+    func makeNode(_ value: some Encodable) throws(HTTPEncodingError) -> FormNode {
+        let encoder = FormValueEncoder(context: FormEncodingContext(self), parent: nil, key: nil)
+        do {
+            try encoder.encode(value)
+        } catch let error as HTTPEncodingError {
+            throw error
+        } catch {
+            throw HTTPEncodingError(
+                .valueCodingFailed, value: "\(type(of: value))", reason: "encoding threw", underlying: error)
+        }
+        return encoder.node ?? .null
+    }
+
+    private func parameterNode(_ parameters: [String: Any]) throws(HTTPEncodingError) -> FormNode {
+        let converter = FormParameterConverter(context: FormEncodingContext(self))
+        return try converter.node(forDictionary: parameters)
+    }
+
+    func bytes(of node: FormNode, plusForSpace: Bool) throws(HTTPEncodingError) -> [UInt8] {
+        var writer = FormWriter(style: style, plusForSpace: plusForSpace)
+        try writer.writeRoot(node)
+        return writer.out
+    }
+
+    /// Appends an encoded query to `url`, after its existing query and before its fragment.
+    static func append(query: String, to url: URL) throws(HTTPEncodingError) -> URL {
+        guard !query.isEmpty else { return url }
+        var text = url.absoluteString
+        var fragment = ""
+        if let hash = text.firstIndex(of: "#") {
+            fragment = String(text[hash...])
+            text = String(text[..<hash])
+        }
+        if let mark = text.firstIndex(of: "?") {
+            if text.index(after: mark) != text.endIndex && !text.hasSuffix("&") { text += "&" }
+        } else {
+            text += "?"
+        }
+        text += query + fragment
+        guard let result = URL(string: text) else {
+            throw HTTPEncodingError(.invalidURL, value: text, reason: "appending the query did not give a valid URL")
+        }
+        return result
+    }
+}

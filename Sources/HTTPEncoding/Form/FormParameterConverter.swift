@@ -1,0 +1,140 @@
+import Foundation
+
+/// Turns an untyped parameter dictionary (`[String: Any]`) into a ``FormNode`` tree, so
+/// that it goes through the same writer, style and strategies as an `Encodable` value.
+struct FormParameterConverter {
+    let context: FormEncodingContext
+
+    func node(forDictionary dictionary: [String: Any]) throws(HTTPEncodingError) -> FormNode {
+        let object = FormObject()
+        for (key, value) in dictionary {
+            do {
+                object.set(context.name(key), try node(for: value))
+            } catch {
+                throw error.prefixed(by: [key])
+            }
+        }
+        return .object(object)
+    }
+
+    private func node(forArray array: [Any]) throws(HTTPEncodingError) -> FormNode {
+        let result = FormArray()
+        result.values.reserveCapacity(array.count)
+        for (position, element) in array.enumerated() {
+            do {
+                result.values.append(try node(for: element))
+            } catch {
+                throw error.prefixed(by: [String(position)])
+            }
+        }
+        return .array(result)
+    }
+
+    // swift-format-ignore: CyclomaticComplexity
+    func node(for value: Any) throws(HTTPEncodingError) -> FormNode {
+        if let string = value as? String { return .string(string) }
+        if let scalar = try exactScalar(value) { return scalar }
+        switch value {
+        case let optional as any OptionalParameter:
+            guard let wrapped = optional.wrappedParameter else { return .null }
+            return try node(for: wrapped)
+        case is NSNull:
+            return .null
+        case let dictionary as [String: Any]:
+            return try node(forDictionary: dictionary)
+        case let array as [Any]:
+            return try node(forArray: array)
+        case let date as Date:
+            return .string(try context.dates.encode(date))
+        case let data as Data:
+            return .string(try context.data.encode(data))
+        case let url as URL:
+            return .string(url.absoluteString)
+        case let uuid as UUID:
+            return .string(uuid.uuidString)
+        case let decimal as Decimal:
+            return .string(decimal.description)
+        case let substring as Substring:
+            return .string(String(substring))
+        case let character as Character:
+            return .string(String(character))
+        case let number as NSNumber:
+            return try node(for: number)
+        case let encodable as any Encodable:
+            return try encode(encodable)
+        default:
+            throw HTTPEncodingError(
+                .unsupportedValue, value: "\(type(of: value))",
+                reason: "an untyped parameter must be a string, number, bool, date, data, URL, UUID, NSNull, "
+                    + "array, [String: Any] dictionary or Encodable value")
+        }
+    }
+
+    /// Native Swift numbers and bools, matched by exact type so that no bridging through
+    /// `NSNumber` turns a `Bool` into an `Int` or back.
+    private func exactScalar(_ value: Any) throws(HTTPEncodingError) -> FormNode? {
+        switch value {
+        case let bool as Bool where type(of: value) == Bool.self: return .bool(bool)
+        case let int as Int where type(of: value) == Int.self: return .int(Int64(int))
+        case let int as Int8 where type(of: value) == Int8.self: return .int(Int64(int))
+        case let int as Int16 where type(of: value) == Int16.self: return .int(Int64(int))
+        case let int as Int32 where type(of: value) == Int32.self: return .int(Int64(int))
+        case let int as Int64 where type(of: value) == Int64.self: return .int(int)
+        case let uint as UInt where type(of: value) == UInt.self: return .uint(UInt64(uint))
+        case let uint as UInt8 where type(of: value) == UInt8.self: return .uint(UInt64(uint))
+        case let uint as UInt16 where type(of: value) == UInt16.self: return .uint(UInt64(uint))
+        case let uint as UInt32 where type(of: value) == UInt32.self: return .uint(UInt64(uint))
+        case let uint as UInt64 where type(of: value) == UInt64.self: return .uint(uint)
+        case let double as Double where type(of: value) == Double.self: return try finite(double)
+        case let float as Float where type(of: value) == Float.self: return try finite(float)
+        default: return nil
+        }
+    }
+
+    private func finite<F: BinaryFloatingPoint & LosslessStringConvertible>(
+        _ value: F
+    ) throws(HTTPEncodingError)
+        -> FormNode
+    {
+        guard value.isFinite else {
+            throw HTTPEncodingError(
+                .unsupportedValue, value: value.description, reason: "a form cannot carry a non-finite number")
+        }
+        return .string(value.description)
+    }
+
+    /// An `NSNumber` (as `JSONSerialization` makes): a bool when it holds one, else its integer or decimal value.
+    private func node(for number: NSNumber) throws(HTTPEncodingError) -> FormNode {
+        let kind = String(cString: number.objCType)
+        if kind == "c" || kind == "B" { return .bool(number.boolValue) }
+        if kind == "d" || kind == "f" { return try finite(number.doubleValue) }
+        if kind == "Q" || kind == "L" || kind == "I" || kind == "S" { return .uint(number.uint64Value) }
+        return .int(number.int64Value)
+    }
+
+    private func encode(_ value: some Encodable) throws(HTTPEncodingError) -> FormNode {
+        let encoder = FormValueEncoder(context: context, parent: nil, key: nil)
+        do {
+            return try encoder.box(value, key: nil)
+        } catch let error as HTTPEncodingError {
+            throw error
+        } catch {
+            throw HTTPEncodingError(
+                .valueCodingFailed, value: "\(type(of: value))", reason: "encoding threw", underlying: error)
+        }
+    }
+}
+
+/// Lets the converter look inside an `Optional` held as `Any`.
+protocol OptionalParameter {
+    var wrappedParameter: Any? { get }
+}
+
+extension Optional: OptionalParameter {
+    var wrappedParameter: Any? {
+        switch self {
+        case .some(let wrapped): return wrapped
+        case .none: return nil
+        }
+    }
+}

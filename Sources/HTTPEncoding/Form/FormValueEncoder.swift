@@ -1,0 +1,166 @@
+import Foundation
+
+/// The `Encoder` behind ``FormEncoder``: turns one `Encodable` value into a ``FormNode``.
+///
+/// The coding path is not stored as an array in every encoder (that would copy it at
+/// every level); each encoder points at its parent and its key, and the path is built
+/// only when someone asks for it, such as an error message.
+final class FormValueEncoder: Encoder, SingleValueEncodingContainer {
+    let context: FormEncodingContext
+    private let parent: FormValueEncoder?
+    private let key: (any CodingKey)?
+    private(set) var node: FormNode?
+    /// Called when this encoder stores its value; used by `superEncoder()` to write into the parent.
+    private var onStore: ((FormNode) -> Void)?
+
+    init(context: FormEncodingContext, parent: FormValueEncoder?, key: (any CodingKey)?) {
+        self.context = context
+        self.parent = parent
+        self.key = key
+    }
+
+    convenience init(
+        context: FormEncodingContext, parent: FormValueEncoder, key: (any CodingKey)?,
+        onStore: @escaping (FormNode) -> Void
+    ) {
+        self.init(context: context, parent: parent, key: key)
+        self.onStore = onStore
+    }
+
+    var codingPath: [any CodingKey] {
+        var path: [any CodingKey] = []
+        var current: FormValueEncoder? = self
+        while let encoder = current {
+            if let key = encoder.key { path.append(key) }
+            current = encoder.parent
+        }
+        return path.reversed()
+    }
+
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func store(_ node: FormNode) {
+        self.node = node
+        onStore?(node)
+    }
+
+    /// The key path to `key` below this encoder, for an error.
+    func keyPath(appending key: (any CodingKey)?) -> [String] {
+        var path = codingPath.formKeyPath
+        if let key { path.append(key.stringValue) }
+        return path
+    }
+
+    // MARK: Encoder
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        let object: FormObject
+        if case .object(let existing) = node {
+            object = existing
+        } else {
+            object = FormObject()
+            store(.object(object))
+        }
+        return KeyedEncodingContainer(FormKeyedEncodingContainer<Key>(encoder: self, object: object))
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        let array: FormArray
+        if case .array(let existing) = node {
+            array = existing
+        } else {
+            array = FormArray()
+            store(.array(array))
+        }
+        return FormUnkeyedEncodingContainer(encoder: self, array: array)
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer { self }
+
+    // MARK: SingleValueEncodingContainer
+
+    func encodeNil() { store(.null) }
+    func encode(_ value: Bool) { store(.bool(value)) }
+    func encode(_ value: String) { store(.string(value)) }
+    func encode(_ value: Double) throws { store(try number(value, key: nil)) }
+    func encode(_ value: Float) throws { store(try number(value, key: nil)) }
+    func encode(_ value: Int) { store(.int(Int64(value))) }
+    func encode(_ value: Int8) { store(.int(Int64(value))) }
+    func encode(_ value: Int16) { store(.int(Int64(value))) }
+    func encode(_ value: Int32) { store(.int(Int64(value))) }
+    func encode(_ value: Int64) { store(.int(value)) }
+    func encode(_ value: UInt) { store(.uint(UInt64(value))) }
+    func encode(_ value: UInt8) { store(.uint(UInt64(value))) }
+    func encode(_ value: UInt16) { store(.uint(UInt64(value))) }
+    func encode(_ value: UInt32) { store(.uint(UInt64(value))) }
+    func encode(_ value: UInt64) { store(.uint(value)) }
+    func encode<T: Encodable>(_ value: T) throws { store(try box(value, key: nil)) }
+
+    // MARK: Boxing
+
+    /// A finite number as text; a form has no spelling for NaN or infinity.
+    func number<F: BinaryFloatingPoint & LosslessStringConvertible>(
+        _ value: F, key: (any CodingKey)?
+    ) throws
+        -> FormNode
+    {
+        guard value.isFinite else {
+            throw HTTPEncodingError(
+                .unsupportedValue, keyPath: keyPath(appending: key), value: value.description,
+                reason: "a form cannot carry a non-finite number")
+        }
+        return .string(value.description)
+    }
+
+    /// Encodes `value`, found at `key` below this encoder, into a node.
+    ///
+    /// `Date`, `Data`, `URL` and `Decimal` are written as one string each (through the
+    /// date and data strategies), as `JSONEncoder` treats them; other values encode
+    /// themselves into a child encoder.
+    func box<T: Encodable>(_ value: T, key: (any CodingKey)?) throws -> FormNode {
+        if T.self == String.self, let string = value as? String { return .string(string) }
+        if T.self == Int.self, let int = value as? Int { return .int(Int64(int)) }
+        if T.self == Bool.self, let bool = value as? Bool { return .bool(bool) }
+        if T.self == Date.self, let date = value as? Date {
+            do {
+                return .string(try context.dates.encode(date))
+            } catch {
+                throw HTTPEncodingError(
+                    error.code, keyPath: keyPath(appending: key), value: error.value, reason: error.reason,
+                    underlying: error.underlying)
+            }
+        }
+        if T.self == Data.self, let data = value as? Data {
+            do {
+                return .string(try context.data.encode(data))
+            } catch {
+                throw HTTPEncodingError(
+                    error.code, keyPath: keyPath(appending: key), value: error.value, reason: error.reason,
+                    underlying: error.underlying)
+            }
+        }
+        if T.self == [String].self, let strings = value as? [String] {
+            let array = FormArray(capacity: strings.count)
+            for string in strings { array.values.append(.string(string)) }
+            return .array(array)
+        }
+        if T.self == URL.self, let url = value as? URL { return .string(url.absoluteString) }
+        if T.self == Decimal.self, let decimal = value as? Decimal { return .string(decimal.description) }
+        let child = FormValueEncoder(context: context, parent: self, key: key)
+        do {
+            try value.encode(to: child)
+        } catch let error as HTTPEncodingError {
+            throw error
+        } catch let error as EncodingError {
+            guard case .invalidValue(let invalid, let errorContext) = error else { throw error }
+            throw HTTPEncodingError(
+                .unsupportedValue, keyPath: errorContext.codingPath.formKeyPath, value: "\(invalid)",
+                reason: errorContext.debugDescription, underlying: error)
+        } catch {
+            throw HTTPEncodingError(
+                .valueCodingFailed, keyPath: keyPath(appending: key), value: "\(T.self)",
+                reason: "the value's encode(to:) threw", underlying: error)
+        }
+        return child.node ?? .object(FormObject())
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import HTTPCore
+
+/// Decodes JSON response bodies with `JSONDecoder`.
+///
+/// A response that declares a `Content-Type` other than JSON (`application/json` or any
+/// `+json` type, RFC 6839 §3.1), such as an HTML error page from a proxy, is refused
+/// with an error showing the type and the start of the body, instead of a confusing
+/// JSON syntax error. A response without a `Content-Type` is decoded.
+///
+/// ```swift
+/// struct Post: Decodable { var id: Int; var createdAt: Date }
+/// let decoder = JSONResponseDecoder {
+///     let json = JSONDecoder()
+///     json.keyDecodingStrategy = .convertFromSnakeCase
+///     json.dateDecodingStrategy = .iso8601
+///     return json
+/// }
+/// let body = Data(#"{"id":7,"created_at":"2024-01-02T03:04:05Z"}"#.utf8)
+/// let post = try decoder.decode(Post.self, from: body, response: HTTPResponse(status: .ok))
+/// ```
+public struct JSONResponseDecoder: ResponseDecoder {
+    private let makeDecoder: @Sendable () -> JSONDecoder
+
+    /// A decoder using a default `JSONDecoder`.
+    public init() {
+        self.init { JSONDecoder() }
+    }
+
+    /// A decoder using `JSONDecoder`s made by `makeDecoder`.
+    /// - Parameter makeDecoder: Makes a configured `JSONDecoder`; called once per response.
+    public init(_ makeDecoder: @escaping @Sendable () -> JSONDecoder) {
+        self.makeDecoder = makeDecoder
+    }
+
+    /// Decodes a JSON response body.
+    /// - Parameters:
+    ///   - type: The type to decode.
+    ///   - data: The response body.
+    ///   - response: The response head; its `Content-Type`, when present, must be JSON.
+    /// - Returns: The decoded value.
+    /// - Throws: ``HTTPEncodingError`` with code ``HTTPEncodingError/Code/unexpectedContentType``
+    ///   for a non-JSON `Content-Type`, or ``HTTPEncodingError/Code/jsonDecodingFailed`` with the
+    ///   key path `JSONDecoder` reported and the start of the body.
+    public func decode<Value: Decodable>(
+        _ type: Value.Type, from data: Data, response: HTTPResponse
+    )
+        throws(HTTPEncodingError) -> Value
+    {
+        if let contentType = response.contentType, !Self.isJSON(contentType) {
+            throw HTTPEncodingError(
+                .unexpectedContentType, value: contentType.description,
+                reason: "expected application/json for \(Value.self) (status \(response.status)); body starts "
+                    + Self.prefix(of: data))
+        } else if response.headerFields[.contentType] != nil && response.contentType == nil {
+            throw HTTPEncodingError(
+                .unexpectedContentType, value: response.headerFields[.contentType] ?? "",
+                reason: "the Content-Type does not parse as a media type")
+        }
+        do {
+            return try makeDecoder().decode(Value.self, from: data)
+        } catch let error as DecodingError {
+            throw HTTPEncodingError(
+                .jsonDecodingFailed, keyPath: Self.codingPath(of: error), value: Self.prefix(of: data),
+                reason: Self.reason(of: error), underlying: error)
+        } catch {
+            throw HTTPEncodingError(
+                .jsonDecodingFailed, value: Self.prefix(of: data), reason: "\(Value.self).init(from:) threw",
+                underlying: error)
+        }
+    }
+
+    static func isJSON(_ type: MediaType) -> Bool {
+        (type.type == "application" && type.subtype == "json") || type.subtype.hasSuffix("+json")
+    }
+
+    private static func prefix(of data: Data) -> String {
+        String(decoding: data.prefix(200), as: UTF8.self)
+    }
+
+    private static func codingPath(of error: DecodingError) -> [String] {
+        switch error {
+        case .keyNotFound(let key, let context): return context.codingPath.formKeyPath + [key.stringValue]
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            return context.codingPath.formKeyPath
+        @unknown default: return []
+        }
+    }
+
+    private static func reason(of error: DecodingError) -> String {
+        switch error {
+        case .keyNotFound(let key, _): return "no value for key \"\(key.stringValue)\""
+        case .typeMismatch(let type, let context): return "expected \(type): \(context.debugDescription)"
+        case .valueNotFound(let type, let context): return "expected \(type), found null: \(context.debugDescription)"
+        case .dataCorrupted(let context): return context.debugDescription
+        @unknown default: return "\(error)"
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import HTTPCore
+import Testing
+
+@testable import HTTPClient
+
+@Suite("Client retries")
+struct ClientRetryTests {
+    @Test("a retried status succeeds on a later attempt")
+    func retriesUntilSuccess() async throws {
+        let stub = StubTransport()
+        stub.enqueue(.status(.serviceUnavailable), .status(.badGateway), .status(.ok))
+        let response = try await Fixtures.client(stub, retry: [.status(), .attempts(max: 5)]).send(
+            Fixtures.request("x"))
+        #expect(response.status == .ok)
+        #expect(stub.requests.count == 3)
+    }
+
+    @Test("exhausted retries throw tooManyRetries with the attempts' history and the last response")
+    func exhaustion() async throws {
+        let stub = StubTransport(fallback: .status(.serviceUnavailable, body: Data("busy".utf8)))
+        let error = await #expect(throws: ClientError.self) {
+            _ = try await Fixtures.client(stub, retry: [.status([503], max: 2)]).send(Fixtures.request("x"))
+        }
+        #expect(error?.code == .tooManyRetries)
+        #expect(error?.attempts.map(\.number) == [1, 2, 3])
+        #expect(error?.attempts.map(\.status) == [.serviceUnavailable, .serviceUnavailable, .serviceUnavailable])
+        #expect(error?.response?.status == .serviceUnavailable)
+        #expect(error?.bodyPrefix == Data("busy".utf8))
+        #expect(stub.requests.count == 3)
+    }
+
+    @Test("transport errors are retried and the last one is the underlying error when exhausted")
+    func transportErrorExhaustion() async throws {
+        let stub = StubTransport(fallback: .failure(ClientError(.connectionLost, "reset by peer")))
+        let error = await #expect(throws: ClientError.self) {
+            _ = try await Fixtures.client(stub, retry: [.transportErrors(max: 1)]).send(Fixtures.request("x"))
+        }
+        #expect(error?.code == .tooManyRetries)
+        #expect((error?.underlying as? ClientError)?.code == .connectionLost)
+        #expect(error?.attempts.map(\.failure) == ["connectionLost", "connectionLost"])
+    }
+
+    @Test("a POST is not retried unless the request opts in")
+    func postNotRetried() async throws {
+        let stub = StubTransport(fallback: .status(.serviceUnavailable))
+        let client = Fixtures.client(stub, retry: [.status(), .attempts(max: 3)])
+        let response = try await client.send(Fixtures.request("x", method: .post, body: HTTPBody("a")))
+        #expect(response.status == .serviceUnavailable)
+        #expect(stub.requests.count == 1)
+        stub.clearRecords()
+        _ = try? await client.send(
+            Fixtures.request("x", method: .post, body: HTTPBody("a")),
+            options: RequestOptions(retriesNonIdempotent: true))
+        #expect(stub.requests.count == 3)
+    }
+
+    @Test("a one-shot stream body is never re-sent: bodyNotReplayable with the response")
+    func oneShotNotResent() async throws {
+        let stub = StubTransport(fallback: .status(.serviceUnavailable))
+        let client = Fixtures.client(stub, retry: [.status(), .attempts(max: 3)])
+        let error = await #expect(throws: ClientError.self) {
+            _ = try await client.send(Fixtures.request("x", method: .put, body: Fixtures.oneShotBody("payload")))
+        }
+        #expect(error?.code == .bodyNotReplayable)
+        #expect(error?.response?.status == .serviceUnavailable)
+        #expect(stub.recordedRequests.map(\.body) == [Data("payload".utf8)])
+    }
+
+    @Test("a replayable body is sent again intact on retry")
+    func replayableResent() async throws {
+        let stub = StubTransport()
+        stub.enqueue(.status(.serviceUnavailable), .status(.ok))
+        _ = try await Fixtures.client(stub, retry: [.status()]).send(
+            Fixtures.request("x", method: .put, body: HTTPBody("payload")))
+        #expect(stub.recordedRequests.map(\.body) == [Data("payload".utf8), Data("payload".utf8)])
+    }
+
+    @Test("Retry-After is waited for before the retry")
+    func retryAfterWaited() async throws {
+        let stub = StubTransport()
+        stub.enqueue(.status(.tooManyRequests, headerFields: Fixtures.fields(["Retry-After": "1"])), .status(.ok))
+        let elapsed = try await ContinuousClock().measure {
+            _ = try await Fixtures.client(stub, retry: [.status(honorRetryAfter: true)]).send(Fixtures.request("x"))
+        }
+        #expect(elapsed >= .seconds(1))
+        #expect(stub.requests.count == 2)
+    }
+}

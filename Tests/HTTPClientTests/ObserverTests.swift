@@ -1,0 +1,75 @@
+import Foundation
+import HTTPCore
+import Testing
+
+@testable import HTTPClient
+
+@Suite("Observers")
+struct ObserverTests {
+    @Test("an observer sees every step of a retried call in order")
+    func seesEverything() async throws {
+        let observer = RecordingObserver()
+        let stub = StubTransport()
+        stub.enqueue(.status(.serviceUnavailable), .failure(ClientError(.connectionLost, "reset")), .status(.ok))
+        let client = Fixtures.client(
+            stub, observers: [observer], retry: [.status(), .transportErrors(max: 2), .attempts(max: 5)])
+        _ = try await client.send(Fixtures.request("x"))
+        let events = try await observer.waitForFinished()
+        #expect(
+            events.map(\.label) == [
+                "prepared", "sent", "responseReceived", "retryScheduled",
+                "prepared", "sent", "transportError", "retryScheduled",
+                "prepared", "sent", "responseReceived", "finished",
+            ])
+        #expect(Set(events.map(\.requestID)).count == 1)
+        guard case .finished(let status, let error, let metrics) = events.last?.kind else {
+            Issue.record("no finished event")
+            return
+        }
+        #expect(status == .ok)
+        #expect(error == nil)
+        #expect(metrics.attempts.count == 3)
+    }
+
+    @Test("the finished event of a failed call carries the error")
+    func finishedWithError() async throws {
+        let observer = RecordingObserver()
+        let stub = StubTransport(fallback: .failure(ClientError(.cannotConnect, "refused")))
+        _ = try? await Fixtures.client(stub, observers: [observer]).send(Fixtures.request("x"))
+        let events = try await observer.waitForFinished()
+        guard case .finished(_, let error, _) = events.last?.kind else {
+            Issue.record("no finished event")
+            return
+        }
+        #expect(error?.code == .cannotConnect)
+    }
+
+    @Test("a slow observer does not delay requests")
+    func slowObserverDoesNotStall() async throws {
+        let slow = EventObserver { _ in try? await Task.sleep(for: .seconds(2)) }
+        let fast = RecordingObserver()
+        let client = Fixtures.client(StubTransport(fallback: .status(.ok)), observers: [slow, fast])
+        let elapsed = try await ContinuousClock().measure {
+            for _ in 0..<5 { _ = try await client.send(Fixtures.request("x")) }
+        }
+        #expect(elapsed < .seconds(1))
+        _ = try await fast.waitForFinished(5)
+    }
+
+    @Test("concurrent calls get distinct request ids and each call's events stay in order")
+    func concurrentCalls() async throws {
+        let observer = RecordingObserver()
+        let client = Fixtures.client(
+            StubTransport(fallback: .status(.ok, delay: .milliseconds(10))), observers: [observer])
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<20 { group.addTask { _ = try await client.send(Fixtures.request("x")) } }
+            try await group.waitForAll()
+        }
+        let events = try await observer.waitForFinished(20)
+        let byCall = Dictionary(grouping: events, by: \.requestID)
+        #expect(byCall.count == 20)
+        for (_, callEvents) in byCall {
+            #expect(callEvents.map(\.label) == ["prepared", "sent", "responseReceived", "finished"])
+        }
+    }
+}

@@ -1,0 +1,185 @@
+import Foundation
+import HTTPCore
+import Testing
+
+// Each test below holds, verbatim, the example of one type's documentation comment; it runs it
+// with `print` captured and checks what the comments in the example say it prints.
+// `everySourceExampleIsHere` fails when an example in Sources/HTTPCore is not in this file.
+
+@Suite("Examples in the HTTPCore documentation comments")
+struct SourceExampleTests {
+    @Test("every ```swift example of Sources/HTTPCore appears verbatim in this file")
+    func everySourceExampleIsHere() throws {
+        let tests = try SnippetSource.read("Tests/HTTPCoreTests/SourceExampleTests.swift")
+        let sources = try FileManager.default.contentsOfDirectory(
+            atPath: SnippetSource.packageRoot.appendingPathComponent("Sources/HTTPCore").path
+        ).filter { $0.hasSuffix(".swift") }
+        var count = 0
+        for file in sources.sorted() {
+            for block in SnippetSource.docCommentBlocks(try SnippetSource.read("Sources/HTTPCore/\(file)")) {
+                count += 1
+                #expect(SnippetSource.contains(block, in: tests), "example in \(file) is not tested:\n\(block)")
+            }
+        }
+        #expect(count >= 12)
+    }
+
+    @Test("HTTPMethod")
+    func httpMethod() throws {
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let get = HTTPMethod.get
+        let propfind = try HTTPMethod("PROPFIND")
+        print(get.isIdempotent, propfind.isSafe)  // true false
+
+        #expect(printed == ["true true"])
+    }
+
+    @Test("HTTPFieldName")
+    func httpFieldName() throws {
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let custom = try HTTPFieldName("X-Request-ID")
+        print(custom == (try HTTPFieldName("x-request-id")))  // true
+        print(HTTPFieldName.contentType.rawName)  // Content-Type
+
+        #expect(printed == ["true", "Content-Type"])
+    }
+
+    @Test("HTTPField")
+    func httpField() throws {
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let field = try HTTPField(name: .accept, value: "application/json")
+        print(field)  // Accept: application/json
+
+        #expect(printed == ["Accept: application/json"])
+    }
+
+    @Test("HTTPFields")
+    func httpFields() throws {
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        var fields = try HTTPFields(["Accept": "application/json", "Cache-Control": "no-cache"])
+        try fields.append(name: .cacheControl, value: "no-store")
+        print(fields[.cacheControl] ?? "")  // no-cache, no-store
+        print(fields[values: .cacheControl])  // ["no-cache", "no-store"]
+
+        #expect(printed == ["no-cache, no-store", #"["no-cache", "no-store"]"#])
+    }
+
+    @Test("HTTPStatus")
+    func httpStatus() throws {
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let status = try HTTPStatus(code: 429)
+        print(status, status.kind)  // 429 Too Many Requests clientError
+        print(status == .tooManyRequests)  // true
+
+        #expect(printed == ["429 Too Many Requests clientError", "true"])
+    }
+
+    @Test("MediaType")
+    func mediaType() throws {
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let type = try MediaType(parsing: #"Text/HTML; Charset="UTF-8""#)
+        print(type)  // text/html; charset=UTF-8
+        print(type.charset ?? "", type == .html)  // UTF-8 true (charset values ignore case)
+        print(type.matches(try MediaType(parsing: "text/*")))  // true
+
+        #expect(printed == ["text/html; charset=UTF-8", "UTF-8 true", "true"])
+    }
+
+    @Test("HTTPBody")
+    func httpBody() async throws {
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let small = HTTPBody("name=heron")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("heron-upload.bin")
+        try Data(count: 4096).write(to: file)
+        let upload = try HTTPBody(fileAt: file)  // size taken now; the bytes are read when sent
+        print(small.length, upload.length, upload.iterationBehavior)  // known(10) known(4096) multiple
+        let bytes = try await small.collect(upTo: 1 << 20)
+        print(bytes.count)  // 10
+
+        try FileManager.default.removeItem(at: file)
+        #expect(printed == ["known(10) known(4096) multiple", "10"])
+    }
+
+    @Test("HTTPRequest")
+    func httpRequest() throws {
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        var request = HTTPRequest(method: .post, url: URL(string: "https://example.com/items")!)
+        try request.headerFields.set(.accept, "application/json")
+        request.body = HTTPBody(#"{"name":"heron"}"#)
+        print(request)  // POST https://example.com/items
+
+        #expect(printed == ["POST https://example.com/items"])
+        #expect(request.headerFields[.accept] == "application/json")
+    }
+
+    @Test("HTTPResponse")
+    func httpResponse() throws {
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let response = HTTPResponse(status: .ok, headerFields: try HTTPFields(["Content-Type": "application/json"]))
+        print(response.status.isSuccess, response.contentType == .json)  // true true
+
+        #expect(printed == ["true true"])
+    }
+
+    @Test("HTTPDate")
+    func httpDate() throws {
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let date = HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT")!
+        print(HTTPDate.format(date))  // Sun, 06 Nov 1994 08:49:37 GMT
+        print(HTTPDate.parse("Sunday, 06-Nov-94 08:49:37 GMT") == date)  // true
+        print(HTTPDate.parse("Sun Nov  6 08:49:37 1994") == date)  // true
+
+        #expect(printed == ["Sun, 06 Nov 1994 08:49:37 GMT", "true", "true"])
+    }
+
+    @Test("RetryAfter")
+    func retryAfter() throws {
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let value = RetryAfter(parsing: "120")
+        print(value?.delay(from: Date()) ?? 0)  // 120.0
+        let later = RetryAfter(parsing: "Fri, 31 Dec 1999 23:59:59 GMT")
+        print(later?.delay(from: Date()) ?? -1)  // 0.0: the date is in the past
+
+        #expect(printed == ["120.0", "0.0"])
+    }
+
+    @Test("HTTPCoreError")
+    func httpCoreError() throws {
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        do {
+            _ = try HTTPField(name: "X-Trace", value: "a\r\nInjected: yes")
+        } catch {  // typed throws: `error` is an HTTPCoreError
+            print(error.code, error.value == "a\r\nInjected: yes")  // invalidFieldValue true
+            print(error.reason)  // value of field X-Trace contains CR (0x0D) at offset 1 (RFC 9110 §5.5)
+        }
+
+        #expect(
+            printed == [
+                "invalidFieldValue true", "value of field X-Trace contains CR (0x0D) at offset 1 (RFC 9110 §5.5)",
+            ])
+    }
+}

@@ -1,0 +1,426 @@
+#!/usr/bin/env python3
+"""Heron's fault server: the failures a well-behaved server like httpbin cannot produce.
+
+Started by scripts/with-servers (its URL is exported as HERON_FAULT_URL). Python standard
+library only; HTTP/1.1 with keep-alive; one thread per connection. Every endpoint is driven
+by query parameters and answers deterministically. Any method is accepted unless noted, and a
+request body sent to an endpoint that does not read it is read and discarded.
+
+Endpoints
+  /reset                      closes the connection with a TCP RST (SO_LINGER 0), no answer.
+  /truncate?declared=N&send=M 200 with `Content-Length: N`, then only M bytes, then close.
+  /slow?bytes=N&chunks=K&interval=S
+                              N bytes in K chunks (chunked transfer coding), S seconds apart.
+  /delay?seconds=S            waits S seconds (float), then 200 {"delayed": S}.
+  /hash (POST, PUT, PATCH)    reads the whole body (Content-Length or chunked), streaming, and
+                              answers {"bytes": N, "sha256": hex, "chunked": bool,
+                              "content_length": value or null}.
+  /flaky?key=K&fail=N&status=503&retry_after=S&retry_after_date=D
+                              per key, requests 1..N answer `status` (default 503), with
+                              `Retry-After: S` as given, or with `retry_after_date=D` an
+                              HTTP-date D seconds from now (RFC 9110 section 10.2.3); later
+                              ones 200 {"attempt": i}.
+  /flaky-reset?key=K&fail=N   per key, requests 1..N get a TCP reset, later ones 200
+                              {"attempt": i}.
+  /flaky-truncate?key=K&fail=N
+                              per key, requests 1..N get 200 declaring 1000 bytes but sending
+                              10 then closing, later ones 200 {"attempt": i}.
+  /count?key=K                {"count": n}: how many requests carrying `key=K` were seen, on
+                              any endpoint (this one excluded).
+  /headers                    the request's header fields as received: {"lowercased name":
+                              [values in order]} (field names are case-insensitive, RFC 9110
+                              section 5.1, so names are lowercased for lookup).
+  /redirect?to=URL&status=302 a redirect (status 300-399) to any URL, for cross-origin tests.
+  /token-protected            200 {"authenticated": true, "token": T} for
+                              `Authorization: Bearer fresh-...`, else 401 with
+                              `WWW-Authenticate: Bearer realm="heron"`.
+  /bytes?n=N                  N bytes with Content-Length; byte i is i % 256.
+
+Bad parameters give 400 with a JSON {"error": ...} naming the parameter; an unknown path 404;
+a method an endpoint refuses 405.
+
+Usage: fault_server.py --port N [--host 127.0.0.1] [--port-file PATH]
+With --port 0 the system picks a free port; --port-file receives the bound port number once
+the server is accepting connections (written atomically).
+"""
+
+import argparse
+import email.utils
+import hashlib
+import http.server
+import json
+import os
+import socket
+import struct
+import sys
+import threading
+import time
+import urllib.parse
+
+# Bytes moved per read or write when streaming bodies.
+IO_CHUNK = 1 << 20
+# Upper bound on any waiting parameter, so a typo cannot hang a test run.
+MAX_SECONDS = 600.0
+# Upper bound on generated body sizes (16 GiB).
+MAX_BYTES = 1 << 34
+
+
+class BadRequest(Exception):
+    """A query parameter that cannot be used; becomes a 400 naming it."""
+
+
+class KeyCounters:
+    """Per-key request counters, shared by every connection thread."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._counts = {}
+
+    def increment(self, key):
+        """Counts one more request for `key` and returns the new count."""
+        with self._lock:
+            self._counts[key] = self._counts.get(key, 0) + 1
+            return self._counts[key]
+
+    def get(self, key):
+        """Returns how many requests were counted for `key`."""
+        with self._lock:
+            return self._counts.get(key, 0)
+
+
+class Query:
+    """Typed access to a request's query parameters (the first value of each name)."""
+
+    def __init__(self, raw):
+        self._values = {}
+        for name, value in urllib.parse.parse_qsl(raw, keep_blank_values=True):
+            self._values.setdefault(name, value)
+
+    def text(self, name, default=None):
+        value = self._values.get(name, default)
+        if value is None:
+            raise BadRequest(f"missing query parameter '{name}'")
+        return value
+
+    def integer(self, name, default=None, low=0, high=MAX_BYTES):
+        raw = self.text(name, None if default is None else str(default))
+        try:
+            value = int(raw)
+        except ValueError:
+            raise BadRequest(f"query parameter '{name}' must be an integer, got '{raw}'") from None
+        if not low <= value <= high:
+            raise BadRequest(f"query parameter '{name}' must be in {low}...{high}, got {value}")
+        return value
+
+    def seconds(self, name, default=None):
+        raw = self.text(name, None if default is None else str(default))
+        try:
+            value = float(raw)
+        except ValueError:
+            raise BadRequest(f"query parameter '{name}' must be a number, got '{raw}'") from None
+        if not 0 <= value <= MAX_SECONDS:
+            raise BadRequest(f"query parameter '{name}' must be in 0...{MAX_SECONDS:g}, got {raw}")
+        return value
+
+    def has(self, name):
+        return name in self._values
+
+
+ANY_METHOD = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
+BODY_METHODS = ("POST", "PUT", "PATCH")
+
+
+class FaultHandler(http.server.BaseHTTPRequestHandler):
+    """Answers one connection's requests by dispatching on the path (see ROUTES)."""
+
+    protocol_version = "HTTP/1.1"
+
+    def version_string(self):
+        return "HeronFaultServer/1"
+
+    # -- plumbing -----------------------------------------------------------------------------
+
+    def log_message(self, *arguments):
+        pass  # quiet: a test run makes thousands of requests
+
+    def __getattr__(self, name):
+        # do_GET, do_POST, ... all go through the dispatcher.
+        if name.startswith("do_") and name[3:] in ANY_METHOD:
+            return self._dispatch
+        raise AttributeError(name)
+
+    def setup(self):
+        super().setup()
+        self._abort_with_reset = False
+
+    def finish(self):
+        super().finish()
+        if self._abort_with_reset:
+            # rfile and wfile are closed now, so this really closes the socket; with a zero
+            # linger time the kernel answers with RST instead of the FIN handshake.
+            self.connection.close()
+
+    def _dispatch(self):
+        split = urllib.parse.urlsplit(self.path)
+        route = ROUTES.get(split.path)
+        self._body_read = False
+        try:
+            query = Query(split.query)
+            if query.has("key") and split.path != "/count":
+                self.server.counters.increment(query.text("key"))
+            if route is None:
+                self._json(404, {"error": f"unknown path '{split.path}'"})
+            elif self.command not in route[1]:
+                self._json(405, {"error": f"{self.command} not allowed on {split.path}"},
+                           [("Allow", ", ".join(route[1]))])
+            else:
+                route[0](self, query)
+        except BadRequest as problem:
+            self._json(400, {"error": str(problem)})
+        if not self._body_read and not self._abort_with_reset:
+            self._discard_body()
+
+    def _json(self, status, value, headers=()):
+        body = (json.dumps(value, sort_keys=True) + "\n").encode()
+        self._discard_body()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        for name, field_value in headers:
+            self.send_header(name, field_value)
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def _reset(self):
+        # Unread request bytes are left unread: closing over them is a reset all the same.
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self._abort_with_reset = True
+        self.close_connection = True
+
+    def _body_chunks(self):
+        """Yields the request body in pieces of at most IO_CHUNK bytes (RFC 9112 section 7.1)."""
+        self._body_read = True
+        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+            while True:
+                line = self.rfile.readline(65537)
+                if not line:
+                    raise ConnectionError("body ended inside a chunk size line")
+                try:
+                    size = int(line.split(b";", 1)[0].strip(), 16)
+                except ValueError:
+                    self.close_connection = True
+                    raise BadRequest(f"malformed chunk size line {line[:40]!r}") from None
+                if size == 0:
+                    while self.rfile.readline(65537) not in (b"\r\n", b"\n", b""):
+                        pass  # trailer fields
+                    return
+                yield from self._exact(size)
+                self.rfile.readline(3)  # the CRLF after the chunk data
+        else:
+            yield from self._exact(int(self.headers.get("Content-Length") or 0))
+
+    def _exact(self, count):
+        while count > 0:
+            piece = self.rfile.read(min(count, IO_CHUNK))
+            if not piece:
+                raise ConnectionError("body ended early")
+            count -= len(piece)
+            yield piece
+
+    def _discard_body(self):
+        if not self._body_read:
+            for _ in self._body_chunks():
+                pass
+
+    # -- endpoints ----------------------------------------------------------------------------
+
+    def reset(self, query):
+        self._reset()
+
+    def truncate(self, query):
+        declared = query.integer("declared")
+        self._truncated(declared, query.integer("send", high=declared))
+
+    def _truncated(self, declared, send):
+        self._discard_body()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Content-Length", str(declared))
+        self.end_headers()
+        self._write_pattern(send)
+        self.close_connection = True
+
+    def slow(self, query):
+        total = query.integer("bytes")
+        chunks = query.integer("chunks", default=1, low=1, high=1_000_000)
+        interval = query.seconds("interval", default=0)
+        self._discard_body()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        if self.command == "HEAD":
+            return
+        sent = 0
+        for index in range(chunks):
+            size = total // chunks + (1 if index < total % chunks else 0)
+            if index > 0:
+                time.sleep(interval)
+            if size:
+                self.wfile.write(b"%x\r\n" % size)
+                self._write_pattern(size, offset=sent)
+                self.wfile.write(b"\r\n")
+                sent += size
+        self.wfile.write(b"0\r\n\r\n")
+
+    def delay(self, query):
+        seconds = query.seconds("seconds")
+        time.sleep(seconds)
+        self._json(200, {"delayed": seconds})
+
+    def hash(self, query):
+        digest = hashlib.sha256()
+        count = 0
+        chunked = "chunked" in self.headers.get("Transfer-Encoding", "").lower()
+        length = self.headers.get("Content-Length")
+        for piece in self._body_chunks():
+            digest.update(piece)
+            count += len(piece)
+        self._json(200, {
+            "bytes": count,
+            "sha256": digest.hexdigest(),
+            "chunked": chunked,
+            "content_length": None if length is None else int(length),
+        })
+
+    def flaky(self, query):
+        attempt = self.server.counters.get(query.text("key"))
+        fail = query.integer("fail")
+        status = query.integer("status", default=503, low=100, high=599)
+        if attempt <= fail:
+            headers = []
+            if query.has("retry_after"):
+                headers.append(("Retry-After", query.text("retry_after")))
+            if query.has("retry_after_date"):
+                moment = time.time() + query.seconds("retry_after_date")
+                headers.append(("Retry-After", email.utils.formatdate(moment, usegmt=True)))
+            self._json(status, {"attempt": attempt, "status": status}, headers)
+        else:
+            self._json(200, {"attempt": attempt})
+
+    def flaky_reset(self, query):
+        attempt = self.server.counters.get(query.text("key"))
+        if attempt <= query.integer("fail"):
+            self._reset()
+        else:
+            self._json(200, {"attempt": attempt})
+
+    def flaky_truncate(self, query):
+        attempt = self.server.counters.get(query.text("key"))
+        if attempt <= query.integer("fail"):
+            self._truncated(declared=1000, send=10)
+        else:
+            self._json(200, {"attempt": attempt})
+
+    def count(self, query):
+        self._json(200, {"count": self.server.counters.get(query.text("key"))})
+
+    def headers_echo(self, query):
+        fields = {}
+        for name, value in self.headers.items():
+            fields.setdefault(name.lower(), []).append(value)
+        self._json(200, fields)
+
+    def redirect(self, query):
+        target = query.text("to")
+        status = query.integer("status", default=302, low=300, high=399)
+        self._json(status, {"location": target}, [("Location", target)])
+
+    def token_protected(self, query):
+        authorization = self.headers.get("Authorization", "")
+        scheme, _, token = authorization.partition(" ")
+        if scheme.lower() == "bearer" and token.startswith("fresh-"):
+            self._json(200, {"authenticated": True, "token": token})
+        else:
+            self._json(401, {"authenticated": False}, [("WWW-Authenticate", 'Bearer realm="heron"')])
+
+    def bytes_pattern(self, query):
+        count = query.integer("n")
+        self._discard_body()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Content-Length", str(count))
+        self.end_headers()
+        self._write_pattern(count)
+
+    def _write_pattern(self, count, offset=0):
+        """Writes `count` bytes of the pattern where byte i of the body is i % 256."""
+        if self.command == "HEAD":
+            return
+        block = bytes(range(256)) * (IO_CHUNK // 256 + 1)
+        block = block[offset % 256 :][:IO_CHUNK]
+        while count > 0:
+            piece = block[: min(count, len(block))]
+            self.wfile.write(piece)
+            count -= len(piece)
+
+
+# path -> (handler, allowed methods)
+ROUTES = {
+    "/reset": (FaultHandler.reset, ANY_METHOD),
+    "/truncate": (FaultHandler.truncate, ANY_METHOD),
+    "/slow": (FaultHandler.slow, ANY_METHOD),
+    "/delay": (FaultHandler.delay, ANY_METHOD),
+    "/hash": (FaultHandler.hash, BODY_METHODS),
+    "/flaky": (FaultHandler.flaky, ANY_METHOD),
+    "/flaky-reset": (FaultHandler.flaky_reset, ANY_METHOD),
+    "/flaky-truncate": (FaultHandler.flaky_truncate, ANY_METHOD),
+    "/count": (FaultHandler.count, ANY_METHOD),
+    "/headers": (FaultHandler.headers_echo, ANY_METHOD),
+    "/redirect": (FaultHandler.redirect, ANY_METHOD),
+    "/token-protected": (FaultHandler.token_protected, ANY_METHOD),
+    "/bytes": (FaultHandler.bytes_pattern, ANY_METHOD),
+}
+
+
+class FaultServer(http.server.ThreadingHTTPServer):
+    """A threading server whose connection threads never block shutdown."""
+
+    daemon_threads = True
+    allow_reuse_address = True
+    request_queue_size = 512
+
+    def __init__(self, address):
+        super().__init__(address, FaultHandler)
+        self.counters = KeyCounters()
+
+    def handle_error(self, request, client_address):
+        # A client that goes away mid-answer (cancellation, timeout tests) is expected.
+        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError, ValueError)):
+            return
+        super().handle_error(request, client_address)
+
+
+def main():
+    parser = argparse.ArgumentParser(description="Heron's fault server (see the module docstring).")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, required=True, help="0 picks a free port")
+    parser.add_argument("--port-file", help="write the bound port here once listening")
+    options = parser.parse_args()
+    server = FaultServer((options.host, options.port))
+    if options.port_file:
+        temporary = options.port_file + ".tmp"
+        with open(temporary, "w") as handle:
+            handle.write(f"{server.server_address[1]}\n")
+        os.replace(temporary, options.port_file)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
+if __name__ == "__main__":
+    main()
