@@ -44,6 +44,7 @@ struct URLSessionTransportErrorTests {
         #expect(error?.code == .cannotConnect)
     }
 
+    /// httpbin's `/delay/3` answers after 3 s: with a 1 s idle timeout the request fails.
     @Test func idleTimeoutPastIsTimedOut() async throws {
         let error = await failure(
             try TransportFixture.request(.get, TransportFixture.httpbin("/delay/3")),

@@ -43,16 +43,28 @@ enum TransportFixture {
         Data((0..<count).map { UInt8(truncatingIfNeeded: $0 + offset) })
     }
 
+    /// Runs blocking `work` on a dispatch queue, keeping Swift's few cooperative threads free
+    /// for the transfers under test.
+    static func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
+        }
+    }
+
     /// The SHA-256 of `data`, in lowercase hex, computed by `sha256sum`.
-    static func sha256(_ data: Data) throws -> String {
+    static func sha256(_ data: Data) async throws -> String {
         let file = temporaryFile()
         try data.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        return try sha256(ofFile: file)
+        return try await sha256(ofFile: file)
     }
 
     /// The SHA-256 of the file at `url`, in lowercase hex, computed by `sha256sum`.
-    static func sha256(ofFile url: URL) throws -> String {
+    static func sha256(ofFile url: URL) async throws -> String {
+        try await offThePool { try runSHA256(url) }
+    }
+
+    private static func runSHA256(_ url: URL) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["sha256sum", url.path]
@@ -156,6 +168,20 @@ struct URLSessionTransportTests {
         #expect(json["content_length"] as? Int == 5)
         #expect(json["chunked"] as? Bool == false)
         #expect(json["bytes"] as? Int == 5)
+    }
+
+    @Test func bodyWithoutContentTypeIsNotLabelledAsAForm() async throws {
+        let request = try TransportFixture.request(.post, TransportFixture.fault("/headers"), body: HTTPBody("x"))
+        let json = try TransportFixture.json(try await transport.send(request, options: TransportOptions()))
+        #expect(json["content-type"] as? [String] == ["application/octet-stream"])
+    }
+
+    @Test func emptyFieldValueIsSentEmpty() async throws {
+        let request = try TransportFixture.request(
+            .get, TransportFixture.fault("/headers"), fields: ["X-Empty": "", "User-Agent": "heron-test"])
+        let json = try TransportFixture.json(try await transport.send(request, options: TransportOptions()))
+        #expect(json["x-empty"] as? [String] == [""])
+        #expect(json["user-agent"] as? [String] == ["heron-test"])
     }
 
     @Test func gzipBodyIsDecodedDespiteSmallerContentLength() async throws {

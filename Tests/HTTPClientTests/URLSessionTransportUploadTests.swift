@@ -53,7 +53,7 @@ struct URLSessionTransportUploadTests {
         let recorder = ProgressRecorder()
         let received = try await upload(HTTPBody(data), recorder: recorder)
         #expect(received.bytes == data.count)
-        #expect(received.sha256 == (try TransportFixture.sha256(data)))
+        #expect(received.sha256 == (try await TransportFixture.sha256(data)))
         #expect(received.contentLength == data.count)
         #expect(received.chunked == false)
         expectUploadComplete(recorder, count: data.count)
@@ -67,7 +67,7 @@ struct URLSessionTransportUploadTests {
         let recorder = ProgressRecorder()
         let received = try await upload(try HTTPBody(fileAt: file), recorder: recorder)
         #expect(received.bytes == data.count)
-        #expect(received.sha256 == (try TransportFixture.sha256(ofFile: file)))
+        #expect(received.sha256 == (try await TransportFixture.sha256(ofFile: file)))
         #expect(received.chunked == true)
         #expect(received.contentLength == nil)
         expectUploadComplete(recorder, count: data.count)
@@ -82,7 +82,7 @@ struct URLSessionTransportUploadTests {
         let recorder = ProgressRecorder()
         let received = try await upload(try HTTPBody(fileAt: file), using: transport, recorder: recorder)
         #expect(received.bytes == data.count)
-        #expect(received.sha256 == (try TransportFixture.sha256(data)))
+        #expect(received.sha256 == (try await TransportFixture.sha256(data)))
         #expect(received.chunked == false)
         #expect(received.contentLength == data.count)
         expectUploadComplete(recorder, count: data.count)
@@ -95,7 +95,7 @@ struct URLSessionTransportUploadTests {
         let recorder = ProgressRecorder()
         let received = try await upload(body, fields: ["Content-Length": "2000000"], recorder: recorder)
         #expect(received.bytes == data.count)
-        #expect(received.sha256 == (try TransportFixture.sha256(data)))
+        #expect(received.sha256 == (try await TransportFixture.sha256(data)))
         #expect(received.chunked == true)
         #expect(received.contentLength == nil)
         expectUploadComplete(recorder, count: data.count)
@@ -107,7 +107,7 @@ struct URLSessionTransportUploadTests {
         let recorder = ProgressRecorder()
         let received = try await upload(HTTPBody(stream: parts.asyncChunks, length: .unknown), recorder: recorder)
         #expect(received.bytes == whole.count)
-        #expect(received.sha256 == (try TransportFixture.sha256(whole)))
+        #expect(received.sha256 == (try await TransportFixture.sha256(whole)))
         #expect(received.chunked == true)
         let last = try #require(recorder.reports(.upload).last)
         #expect(last.completed == Int64(whole.count))
@@ -148,14 +148,36 @@ struct URLSessionTransportUploadTests {
         #expect((error?.underlying as? HTTPCoreError)?.code == .bodyLengthMismatch)
     }
 
+    @Test func fileThatShrankSinceItWasDescribedIsNotSentShort() async throws {
+        let file = TransportFixture.temporaryFile()
+        try Self.randomData(100_000).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let body = try HTTPBody(fileAt: file)
+        try Self.randomData(10_000).write(to: file)
+        let error = await #expect(throws: ClientError.self) { _ = try await upload(body) }
+        #expect(error?.code == .invalidRequest)
+        #expect((error?.underlying as? HTTPCoreError)?.code == .bodyLengthMismatch)
+        #expect(error?.message.contains(file.path) == true)
+    }
+
+    @Test func missingFileIsInvalidRequestNamingIt() async throws {
+        let file = TransportFixture.temporaryFile()
+        try Data("abc".utf8).write(to: file)
+        let body = try HTTPBody(fileAt: file)
+        try FileManager.default.removeItem(at: file)
+        let error = await #expect(throws: ClientError.self) { _ = try await upload(body) }
+        #expect(error?.code == .invalidRequest)
+        #expect((error?.underlying as? HTTPCoreError)?.code == .unreadableFile)
+    }
+
     /// A 256 MiB file goes out intact in constant memory (the 1 GiB figure is measured by
     /// `ClientBenchmark`); peak RSS is reset first through `/proc/self/clear_refs`.
     @Test func largeFileUploadArrivesIntactInBoundedMemory() async throws {
         let size = 256 * 1024 * 1024
         let file = TransportFixture.temporaryFile("large")
-        try Self.writePatternFile(file, size: size)
+        try await TransportFixture.offThePool { try Self.writePatternFile(file, size: size) }
         defer { try? FileManager.default.removeItem(at: file) }
-        let expected = try TransportFixture.sha256(ofFile: file)
+        let expected = try await TransportFixture.sha256(ofFile: file)
         let baseline = try Self.resetPeakRSS()
         let received = try await upload(try HTTPBody(fileAt: file))
         let peak = try Self.peakRSS()
