@@ -8,9 +8,12 @@
 // subprocess, so its start-up is not counted. The machine is shared, so besides wall time
 // every round is also timed in CPU time of the encoding thread (CLOCK_THREAD_CPUTIME_ID in
 // Swift, time.thread_time() in Python), which other processes' load disturbs far less.
-// The 1k and 10k encodings alternate round by round so both see the same load. The
-// summary is the median over the runs of: the 10k time, Python's time, their ratio, and
-// the 10k/1k ratio.
+// The 1k and 10k encodings alternate round by round so both see the same load, and every
+// timed round, Swift's and Python's, starts with caches flushed (a 64 MiB buffer is
+// rewritten first): otherwise the 1k encoding, whose buffers fit in this machine's L2
+// cache, would reuse them warm from the previous round while the 10k one cannot, and the
+// 10k/1k ratio would measure the cache rather than the encoder. The summary is the median
+// over the runs of: the 10k time, Python's time, their ratio, and the 10k/1k ratio.
 import BenchmarkSupport
 import Foundation
 import HTTPEncoding
@@ -52,7 +55,9 @@ let pythonScript = #"""
             pairs.append((k + "[tags][]", t))
     urllib.parse.urlencode(pairs)
     walls, cpus = [], []
-    for _ in range(rounds):
+    flush = bytearray(64 << 20)
+    for round in range(rounds):
+        flush[::64] = bytes([round % 256]) * len(flush[::64])
         wall, cpu = time.perf_counter(), time.thread_time()
         encoded = urllib.parse.urlencode(pairs)
         cpus.append(time.thread_time() - cpu)
@@ -72,7 +77,22 @@ func threadCPUSeconds() -> Double {
     return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
 }
 
+/// A buffer larger than every cache of this machine, rewritten before each timed round.
+nonisolated(unsafe) var flushBuffer = [UInt8](repeating: 0, count: 64 << 20)
+
+func flushCaches() {
+    let mark = UInt8.random(in: 0...255)
+    flushBuffer.withUnsafeMutableBufferPointer { buffer in
+        var index = 0
+        while index < buffer.count {
+            buffer[index] = mark
+            index += 64
+        }
+    }
+}
+
 func measure(_ body: () throws -> Void) rethrows -> Timing {
+    flushCaches()
     let wall = DispatchTime.now().uptimeNanoseconds
     let cpu = threadCPUSeconds()
     try body()

@@ -12,6 +12,9 @@ enum FormNode {
     case null
     case object(FormObject)
     case array(FormArray)
+    /// A finished object or array of scalars, already written out as the rest of each of
+    /// its pairs (`&%5Bcount%5D=1&%5Btags%5D%5B%5D=a…`): see ``FormEncodingContext/freeze(_:)``.
+    case fragment(FormSlice)
 }
 
 /// A range of the arena of a ``FormEncodingContext``. Offsets are 32-bit to keep tree

@@ -142,7 +142,7 @@ final class FormValueEncoder: Encoder, SingleValueEncodingContainer {
         if T.self == [String].self, let strings = value as? [String] {
             let array = FormArray(capacity: strings.count)
             for string in strings { array.values.append(context.leaf(string)) }
-            return .array(array)
+            return key == nil ? .array(array) : context.freeze(.array(array))
         }
         if T.self == URL.self, let url = value as? URL { return context.leaf(url.absoluteString) }
         if T.self == Decimal.self, let decimal = value as? Decimal { return context.leaf(decimal.description) }
@@ -161,6 +161,8 @@ final class FormValueEncoder: Encoder, SingleValueEncodingContainer {
                 .valueCodingFailed, keyPath: keyPath(appending: key), value: "\(T.self)",
                 reason: "the value's encode(to:) threw", underlying: error)
         }
-        return child.node ?? .object(FormObject())
+        // A value stored under a key is finished here: write it out compactly if it can be.
+        guard let node = child.node else { return .object(FormObject()) }
+        return key == nil ? node : context.freeze(node)
     }
 }

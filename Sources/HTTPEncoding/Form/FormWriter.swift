@@ -34,6 +34,10 @@ struct FormWriter {
                 reason: "a form needs named values at the top level: encode a struct or a dictionary, not an array")
         case .null:
             return
+        case .fragment:
+            throw HTTPEncodingError(
+                .unsupportedValue, value: "container",
+                reason: "a form needs named values at the top level: encode a struct or a dictionary")
         case .leaf(let slice):
             throw HTTPEncodingError(
                 .unsupportedValue, value: text(slice),
@@ -44,72 +48,15 @@ struct FormWriter {
     private mutating func writeObject(_ object: FormObject, isRoot: Bool) throws(HTTPEncodingError) {
         let base = key.count
         let members = object.members
-        if style.keyOrder.sorted {
-            let order = sortedPositions(of: members)
-            for (rank, position) in order.enumerated() {
-                // The sort is stable: of equal keys, the last one encoded comes last and wins.
-                if rank + 1 < order.count, compare(members[position].key, members[order[rank + 1]].key) == 0 {
-                    continue
-                }
-                try writeMember(members[position].key, members[position].value, isRoot: isRoot, base: base)
-            }
-        } else {
-            let superseded = supersededPositions(in: members)
-            for position in members.indices where !superseded.contains(position) {
-                try writeMember(members[position].key, members[position].value, isRoot: isRoot, base: base)
-            }
+        for position in FormMemberOrder.positions(of: members, arena: arena, sorted: style.keyOrder.sorted) {
+            try writeMember(members[position].key, members[position].value, isRoot: isRoot, base: base)
         }
-    }
-
-    /// The positions of `members` in key order; of equal keys, the one encoded first comes first.
-    ///
-    /// Small objects (the fields of a struct) use an insertion sort, which needs no extra
-    /// storage; large ones the standard library's stable sort on an eight-byte prefix of
-    /// each key, comparing in full only when prefixes are equal.
-    private func sortedPositions(of members: [(key: FormSlice, value: FormNode)]) -> [Int] {
-        var order = Array(members.indices)
-        if members.count <= 16 {
-            for next in order.indices.dropFirst() {
-                let position = order[next]
-                var slot = next
-                while slot > 0, compare(members[order[slot - 1]].key, members[position].key) > 0 {
-                    order[slot] = order[slot - 1]
-                    slot -= 1
-                }
-                order[slot] = position
-            }
-        } else {
-            var entries = members.indices.map { (prefix: prefix(of: members[$0].key), position: $0) }
-            entries.sort { lhs, rhs in
-                if lhs.prefix != rhs.prefix { return lhs.prefix < rhs.prefix }
-                return compare(members[lhs.position].key, members[rhs.position].key) < 0
-            }
-            order = entries.map(\.position)
-        }
-        return order
-    }
-
-    /// Positions of members whose key is encoded again later, in encoding order.
-    private func supersededPositions(in members: [(key: FormSlice, value: FormNode)]) -> Set<Int> {
-        var superseded = Set<Int>()
-        if members.count < 12 {
-            for first in members.indices {
-                for later in (first + 1)..<members.count where compare(members[first].key, members[later].key) == 0 {
-                    superseded.insert(first)
-                    break
-                }
-            }
-            return superseded
-        }
-        var last: [String: Int] = [:]
-        for (position, member) in members.enumerated() {
-            if let earlier = last.updateValue(position, forKey: text(member.key)) { superseded.insert(earlier) }
-        }
-        return superseded
     }
 
     @inline(__always)
-    private mutating func writeMember(_ name: FormSlice, _ value: FormNode, isRoot: Bool, base: Int)
+    private mutating func writeMember(
+        _ name: FormSlice, _ value: FormNode, isRoot: Bool, base: Int
+    )
         throws(HTTPEncodingError)
     {
         if isRoot {
@@ -143,7 +90,7 @@ struct FormWriter {
                 appendBracket(open: false)
             case .noBrackets:
                 switch element {
-                case .object, .array:
+                case .object, .array, .fragment:
                     throw HTTPEncodingError(
                         .unsupportedValue, keyPath: [String(position)], value: Self.kind(of: element),
                         reason: "arrays without brackets (key=a&key=b) can only hold scalars; "
@@ -167,6 +114,18 @@ struct FormWriter {
             startPair()
             out.append(UInt8(ascii: "="))
             out.append(contentsOf: bytes(slice))
+        case .fragment(let slice):
+            // "&piece&piece…": each piece is the rest of a pair below the current key.
+            var index = Int(slice.start)
+            let end = Int(slice.end)
+            while index < end {
+                index += 1
+                var next = index
+                while next < end, arena[next] != UInt8(ascii: "&") { next += 1 }
+                startPair()
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: arena[index..<next]))
+                index = next
+            }
         case .object(let object):
             try writeObject(object, isRoot: false)
         case .array(let array):
@@ -212,34 +171,13 @@ struct FormWriter {
         String(decoding: bytes(slice), as: UTF8.self)
     }
 
-    /// Compares two keys by their written (percent-encoded) bytes: negative, zero or positive.
-    @inline(__always)
-    private func compare(_ lhs: FormSlice, _ rhs: FormSlice) -> Int {
-        let leftCount = Int(lhs.end - lhs.start)
-        let rightCount = Int(rhs.end - rhs.start)
-        let common = min(leftCount, rightCount)
-        if common > 0, let base = arena.baseAddress {
-            let order = memcmp(base + Int(lhs.start), base + Int(rhs.start), common)
-            if order != 0 { return Int(order) }
-        }
-        return leftCount - rightCount
-    }
-
-    /// The first eight bytes of a key, big-endian and zero-padded: ordering these integers
-    /// agrees with ordering the keys by bytes wherever the prefixes differ.
-    private func prefix(of slice: FormSlice) -> UInt64 {
-        var value: UInt64 = 0
-        let taken = min(8, Int(slice.end - slice.start))
-        for offset in 0..<taken { value = value << 8 | UInt64(arena[Int(slice.start) + offset]) }
-        return taken == 0 ? 0 : value << (8 * UInt64(8 - taken))
-    }
-
     private static func kind(of node: FormNode) -> String {
         switch node {
         case .leaf: return "value"
         case .null: return "nil"
         case .object: return "object"
         case .array: return "array"
+        case .fragment: return "container"
         }
     }
 }
