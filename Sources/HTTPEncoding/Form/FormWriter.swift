@@ -78,9 +78,29 @@ struct FormWriter {
                 order[slot] = position
             }
         } else {
-            order.sort { compare(members[$0].key, members[$1].key) < 0 }
+            // Sort on the first eight bytes of each key as one integer, which decides most
+            // comparisons without touching the strings; equal prefixes compare in full.
+            var entries = members.indices.map { (prefix: Self.prefix(of: members[$0].key), position: $0) }
+            entries.sort { lhs, rhs in
+                if lhs.prefix != rhs.prefix { return lhs.prefix < rhs.prefix }
+                return compare(members[lhs.position].key, members[rhs.position].key) < 0
+            }
+            order = entries.map(\.position)
         }
         return order
+    }
+
+    /// The first eight UTF-8 bytes of `key`, big-endian, zero-padded: ordering these
+    /// integers agrees with ordering the keys by bytes wherever the prefixes differ.
+    private static func prefix(of key: String) -> UInt64 {
+        var value: UInt64 = 0
+        var taken = 0
+        for byte in key.utf8 {
+            value = value << 8 | UInt64(byte)
+            taken += 1
+            if taken == 8 { break }
+        }
+        return taken == 0 ? 0 : value << (8 * UInt64(8 - taken))
     }
 
     /// Positions of members whose key is encoded again later (byte-for-byte), in encoding order.
