@@ -53,10 +53,9 @@ if which == "all" || which == "a" {
     let blobs = (0..<10).map { _ in Data((0..<(1 << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) }) }
     let small = SmallForm(texts: texts, blobs: blobs)
     let boundary = "Heron-bench-boundary-0123456789abcdef"
-    let fixed = try MultipartBoundary(boundary)
 
     func heronInMemory() async throws -> Data {
-        var form = MultipartForm(boundary: fixed)
+        var form = MultipartForm()  // the default random boundary
         for (index, text) in texts.enumerated() { try form.append(name: "field\(index)", value: text) }
         for (index, blob) in blobs.enumerated() { try form.append(name: "file\(index)", data: blob) }
         guard let data = try await form.encodedInMemory().data else { fatalError("no data") }
@@ -64,7 +63,7 @@ if which == "all" || which == "a" {
     }
 
     func codableInMemory() async throws -> Data {
-        let form = try MultipartFormEncoder(sortsKeys: false, makeBoundary: { fixed }).encode(small)
+        let form = try MultipartFormEncoder(sortsKeys: false).encode(small)
         guard let data = try await form.encodedInMemory().data else { fatalError("no data") }
         return data
     }

@@ -3,7 +3,7 @@ import HTTPCore
 
 extension MultipartForm {
     /// Encodes the form into memory.
-    /// - Returns: The form with a body of ``HTTPBody/Source/data(_:)``.
+    /// - Returns: The form with a body of `HTTPBody.Source.data`.
     /// - Throws: ``MultipartError`` naming the part or file that could not be read, or
     ///   ``MultipartError/Code/boundaryInContent`` when a fixed boundary occurs in a part.
     public func encodedInMemory() async throws(MultipartError) -> EncodedForm {
@@ -20,7 +20,7 @@ extension MultipartForm {
     /// - Parameters:
     ///   - url: The `file:` URL to write; replaced if it exists.
     ///   - chunkSize: The size of each read and write; 1 MiB by default.
-    /// - Returns: The form with a body of ``HTTPBody/Source/file(_:)`` at `url`.
+    /// - Returns: The form with a body of `HTTPBody.Source.file` at `url`.
     /// - Throws: ``MultipartError`` naming the file that could not be read or written.
     public func encode(
         toFileAt url: URL, chunkSize: Int = defaultChunkSize
