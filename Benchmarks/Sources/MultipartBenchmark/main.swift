@@ -5,7 +5,10 @@
 // (a) 100 text fields + 10 × 1 MiB binary parts encoded to `Data`, against
 //     vapor/multipart-kit's `FormDataEncoder` into a `ByteBuffer` plus conversion to `Data`.
 // (b) a 1 GiB file part + 5 text fields encoded to disk, against `/bin/cp` of the same
-//     file; each encode runs in a fresh process so its peak RSS (VmHWM) is its own.
+//     file; each encode runs in a fresh process so its peak RSS (VmHWM) is its own. The
+//     encode is timed inside that process; cp is timed as a whole subprocess (its start
+//     costs about a millisecond). `sync` runs before each, so no copy pays for the last
+//     one's dirty pages.
 // (c) the same form read as a streaming body (chunks discarded), in a fresh process, for
 //     its peak RSS.
 // Every figure is a median ratio over the rounds. The 1 GiB files live in /tmp and are

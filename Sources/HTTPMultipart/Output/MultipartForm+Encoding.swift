@@ -50,8 +50,8 @@ extension MultipartForm {
         let layout = FormLayout(parts: parts, boundary: boundary)
         let sequence = FormChunkSequence(layout: layout, chunkSize: max(1, chunkSize))
         let check = boundary.isRandom ? nil : boundary
-        let body = HTTPBody(length: .known(layout.length), iterationBehavior: layout.isReplayable ? .multiple : .single)
-        {
+        let behavior: HTTPBody.IterationBehavior = layout.isReplayable ? .multiple : .single
+        let body = HTTPBody(length: .known(layout.length), iterationBehavior: behavior) {
             CheckedChunks(base: sequence, fixedBoundary: check)
         }
         return EncodedForm(body: body, contentType: contentType, contentLength: layout.length)
@@ -60,7 +60,8 @@ extension MultipartForm {
     /// Encodes the form in memory when it is smaller than `memoryThreshold` bytes, otherwise
     /// into a new file in `temporaryDirectory`, which the caller removes when done.
     /// - Parameters:
-    ///   - memoryThreshold: The largest form to encode in memory; 10 MB by default.
+    ///   - memoryThreshold: Forms shorter than this many bytes are encoded in memory; 10 MB
+    ///     by default.
     ///   - temporaryDirectory: Where to write a large form; the system's temporary directory by default.
     /// - Returns: The encoded form; its ``EncodedForm/fileURL`` is set when it went to disk.
     /// - Throws: ``MultipartError`` as ``encodedInMemory()`` and ``encode(toFileAt:chunkSize:)`` do.
