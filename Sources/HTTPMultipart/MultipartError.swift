@@ -65,7 +65,7 @@ public struct MultipartError: Error, Sendable, CustomStringConvertible {
     public let reason: String
     /// The error that caused this one, if any (an `errno` error, a stream's error, an
     /// HTTPCore validation error).
-    public let underlyingError: (any Error & Sendable)?
+    public let underlyingError: (any Error)?
 
     /// Creates an error.
     /// - Parameters:
@@ -73,7 +73,7 @@ public struct MultipartError: Error, Sendable, CustomStringConvertible {
     ///   - value: The offending value, as given.
     ///   - reason: What is wrong with it.
     ///   - underlyingError: The error that caused this one, if any.
-    public init(_ code: Code, value: String, reason: String, underlyingError: (any Error & Sendable)? = nil) {
+    public init(_ code: Code, value: String, reason: String, underlyingError: (any Error)? = nil) {
         self.code = code
         self.value = value
         self.reason = reason

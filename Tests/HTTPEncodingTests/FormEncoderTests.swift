@@ -65,12 +65,12 @@ struct FormEncoderTests {
         #expect(query == "a%5B%5D=3&a%5B%5D=1&a%5B%5D=2&b%5B%5D=z&b%5B%5D=a&b%5B%5D=m")
     }
 
-    @Test("sorting is by UTF-8 bytes at every level")
+    @Test("sorting is by the written (percent-encoded) bytes at every level")
     func sortOrder() throws {
         let query = try FormEncoder(style: FormStyle(brackets: .literal)).encodeQuery([
             "é": ["b": 1, "a": 2], "Z": ["y": 1, "x": 2], "a": ["2": 0, "10": 1],
         ])
-        #expect(query == "Z[x]=2&Z[y]=1&a[10]=1&a[2]=0&%C3%A9[a]=2&%C3%A9[b]=1")
+        #expect(query == "%C3%A9[a]=2&%C3%A9[b]=1&Z[x]=2&Z[y]=1&a[10]=1&a[2]=0")
     }
 
     @Test("empty arrays and objects write nothing")

@@ -151,6 +151,16 @@ struct MultipartFormEncoderTests {
         }
     }
 
+    @Test("a non-finite number is refused naming its key path", arguments: [Double.nan, .infinity, -.infinity])
+    func nonFinite(value: Double) {
+        struct Reading: Encodable { var values: [Double] }
+        #expect {
+            _ = try Self.encoder.encode(Reading(values: [1.5, value]))
+        } throws: { error in
+            (error as? MultipartError)?.code == .unsupportedValue && (error as? MultipartError)?.value == "values[1]"
+        }
+    }
+
     @Test("MultipartFile refuses other encoders")
     func fileInJSON() {
         #expect(throws: EncodingError.self) { _ = try JSONEncoder().encode(["f": MultipartFile(data: Data())]) }

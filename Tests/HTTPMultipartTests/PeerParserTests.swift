@@ -29,7 +29,7 @@ struct PeerParserTests {
         }
     }
 
-    @Test("seeded random forms are read back exactly from every output", arguments: 0..<24)
+    @Test("seeded random forms are read back exactly from every output", arguments: 0..<40)
     func randomForm(seed: UInt64) async throws {
         let spec = FormSpec.random(seed: seed)
         let directory = try TemporaryDirectory()

@@ -14,7 +14,7 @@ extension MultipartFormEncoder: BodyEncoder {
 }
 
 extension BodyEncoder where Self == MultipartFormEncoder {
-    /// A streaming `multipart/form-data` body made by a default ``MultipartFormEncoder``.
+    /// A streaming `multipart/form-data` body made by a default `MultipartFormEncoder`.
     public static var multipart: MultipartFormEncoder { MultipartFormEncoder() }
 
     /// A streaming `multipart/form-data` body made by `encoder`.

@@ -35,9 +35,9 @@ public struct MultipartFormEncoder: Sendable {
     public var dateEncodingStrategy: DateEncodingStrategy
     /// How `Data` is written as text; `nil` (the default) sends it as a binary part.
     public var dataEncodingStrategy: DataEncodingStrategy?
-    /// How arrays are named: `tags[]` (``FormStyle/Arrays/brackets``, the default),
-    /// `tags` repeated (``FormStyle/Arrays/noBrackets``) or `tags[0]`
-    /// (``FormStyle/Arrays/indexed``), HTTPEncoding's spellings. Elements that are keyed
+    /// How arrays are named: `tags[]` (`FormStyle.Arrays.brackets`, the default),
+    /// `tags` repeated (`FormStyle.Arrays.noBrackets`) or `tags[0]`
+    /// (`FormStyle.Arrays.indexed`), HTTPEncoding's spellings. Elements that are keyed
     /// values or arrays are always indexed, so their fields stay together.
     public var arrays: FormStyle.Arrays
     /// Whether the keys of each keyed container are sorted (the default, for deterministic

@@ -53,6 +53,16 @@ struct MultipartValueEncoder: Encoder {
 
     func text(_ text: String) { node.kind = .leaf(.text(text)) }
 
+    /// A finite number as text; a form has no spelling for NaN or infinity.
+    func number<Number: BinaryFloatingPoint & LosslessStringConvertible>(_ value: Number) throws(MultipartError) {
+        guard value.isFinite else {
+            throw MultipartError(
+                .unsupportedValue, value: MultipartNode.name(for: codingPath),
+                reason: "a form cannot carry the non-finite number \(value)")
+        }
+        text(value.description)
+    }
+
     func child(forKey key: some CodingKey) -> MultipartValueEncoder {
         let name = options.keyEncodingStrategy.encode(key.stringValue)
         let path = codingPath + [key]
@@ -93,8 +103,8 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         encoder.child(forKey: key).text(value ? "true" : "false")
     }
     mutating func encode(_ value: String, forKey key: Key) throws { encoder.child(forKey: key).text(value) }
-    mutating func encode(_ value: Double, forKey key: Key) throws { encoder.child(forKey: key).text("\(value)") }
-    mutating func encode(_ value: Float, forKey key: Key) throws { encoder.child(forKey: key).text("\(value)") }
+    mutating func encode(_ value: Double, forKey key: Key) throws { try encoder.child(forKey: key).number(value) }
+    mutating func encode(_ value: Float, forKey key: Key) throws { try encoder.child(forKey: key).number(value) }
     mutating func encode(_ value: Int, forKey key: Key) throws { encoder.child(forKey: key).text("\(value)") }
     mutating func encode(_ value: Int8, forKey key: Key) throws { encoder.child(forKey: key).text("\(value)") }
     mutating func encode(_ value: Int16, forKey key: Key) throws { encoder.child(forKey: key).text("\(value)") }
@@ -142,8 +152,8 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
     mutating func encodeNil() throws { _ = next() }
     mutating func encode(_ value: Bool) throws { next().text(value ? "true" : "false") }
     mutating func encode(_ value: String) throws { next().text(value) }
-    mutating func encode(_ value: Double) throws { next().text("\(value)") }
-    mutating func encode(_ value: Float) throws { next().text("\(value)") }
+    mutating func encode(_ value: Double) throws { try next().number(value) }
+    mutating func encode(_ value: Float) throws { try next().number(value) }
     mutating func encode(_ value: Int) throws { next().text("\(value)") }
     mutating func encode(_ value: Int8) throws { next().text("\(value)") }
     mutating func encode(_ value: Int16) throws { next().text("\(value)") }
@@ -176,8 +186,8 @@ private struct SingleValueContainer: SingleValueEncodingContainer {
     mutating func encodeNil() throws { encoder.node.kind = .empty }
     mutating func encode(_ value: Bool) throws { encoder.text(value ? "true" : "false") }
     mutating func encode(_ value: String) throws { encoder.text(value) }
-    mutating func encode(_ value: Double) throws { encoder.text("\(value)") }
-    mutating func encode(_ value: Float) throws { encoder.text("\(value)") }
+    mutating func encode(_ value: Double) throws { try encoder.number(value) }
+    mutating func encode(_ value: Float) throws { try encoder.number(value) }
     mutating func encode(_ value: Int) throws { encoder.text("\(value)") }
     mutating func encode(_ value: Int8) throws { encoder.text("\(value)") }
     mutating func encode(_ value: Int16) throws { encoder.text("\(value)") }

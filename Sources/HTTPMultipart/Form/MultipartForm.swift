@@ -99,7 +99,7 @@ public struct MultipartForm: Sendable {
     ///   - url: A `file:` URL of a regular, readable file.
     ///   - filename: The filename to send; the URL's last path component by default.
     ///   - contentType: The content type; by default inferred from the filename's extension
-    ///     (see ``MediaType/inferred(forFilename:)``).
+    ///     (see `MediaType.inferred(forFilename:)`).
     /// - Throws: ``MultipartError/Code/unreadableFile`` naming the path when the file is
     ///   missing, not a regular file or not readable; ``MultipartError/Code/invalidName``.
     public mutating func append(

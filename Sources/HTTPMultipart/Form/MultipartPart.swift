@@ -5,7 +5,7 @@ import HTTPCore
 ///
 /// Most parts come from ``MultipartForm``'s `append` methods, which write the
 /// `Content-Disposition` and `Content-Type` fields for you. Build a part yourself when
-/// it needs fields of its own; the fields are HTTPCore ``HTTPFields``, validated when
+/// it needs fields of its own; the fields are HTTPCore `HTTPFields`, validated when
 /// made, so no value can end the part's header section early. RFC 7578 §4.2 requires a
 /// `Content-Disposition` field on every part, and the initializers check it.
 ///

@@ -4,13 +4,14 @@ import Foundation
 /// skips up to the delimiter's length per step (Foundation's `range(of:)` is byte by byte).
 struct DelimiterSearch {
     private let pattern: [UInt8]
-    private var skip = [Int](repeating: 0, count: 256)
+    private let skip: [Int]
 
     init(_ pattern: [UInt8]) {
         precondition(!pattern.isEmpty)
         self.pattern = pattern
-        for index in 0..<256 { skip[index] = pattern.count }
+        var skip = [Int](repeating: pattern.count, count: 256)
         for (index, byte) in pattern.dropLast().enumerated() { skip[Int(byte)] = pattern.count - 1 - index }
+        self.skip = skip
     }
 
     /// Whether `data` contains the pattern.
@@ -19,16 +20,22 @@ struct DelimiterSearch {
         guard data.count >= count else { return false }
         return data.withUnsafeBytes { (haystack: UnsafeRawBufferPointer) -> Bool in
             pattern.withUnsafeBytes { (needle: UnsafeRawBufferPointer) -> Bool in
-                guard let base = haystack.baseAddress, let needleBase = needle.baseAddress else { return false }
-                let last = count - 1
-                let lastByte = needle[last]
-                var position = 0
-                while position <= haystack.count - count {
-                    let byte = haystack[position + last]
-                    if byte == lastByte && memcmp(base + position, needleBase, last) == 0 { return true }
-                    position += skip[Int(byte)]
+                skip.withUnsafeBufferPointer { (skip: UnsafeBufferPointer<Int>) -> Bool in
+                    guard let base = haystack.baseAddress, let needleBase = needle.baseAddress,
+                        let skipBase = skip.baseAddress
+                    else { return false }
+                    let bytes = base.assumingMemoryBound(to: UInt8.self)
+                    let last = count - 1
+                    let lastByte = needle[last]
+                    let end = haystack.count - count
+                    var position = 0
+                    while position <= end {
+                        let byte = bytes[position + last]
+                        if byte == lastByte && memcmp(base + position, needleBase, last) == 0 { return true }
+                        position += skipBase[Int(byte)]
+                    }
+                    return false
                 }
-                return false
             }
         }
     }

@@ -10,7 +10,7 @@ import HTTPCore
 /// request.body = encoded.body
 /// ```
 public struct EncodedForm: Sendable {
-    /// The body: bytes in memory, a file on disk or a stream, as ``HTTPBody/source`` tells.
+    /// The body: bytes in memory, a file on disk or a stream, as `HTTPBody.source` tells.
     public let body: HTTPBody
     /// `multipart/form-data` with the form's boundary.
     public let contentType: MediaType

@@ -3,7 +3,7 @@ import HTTPCore
 
 extension MultipartForm {
     /// Encodes the form into memory.
-    /// - Returns: The form with a body of ``HTTPBody/Source/data(_:)``.
+    /// - Returns: The form with a body of `HTTPBody.Source.data`.
     /// - Throws: ``MultipartError`` naming the part or file that could not be read, or
     ///   ``MultipartError/Code/boundaryInContent`` when a fixed boundary occurs in a part.
     public func encodedInMemory() async throws(MultipartError) -> EncodedForm {
@@ -20,7 +20,7 @@ extension MultipartForm {
     /// - Parameters:
     ///   - url: The `file:` URL to write; replaced if it exists.
     ///   - chunkSize: The size of each read and write; 1 MiB by default.
-    /// - Returns: The form with a body of ``HTTPBody/Source/file(_:)`` at `url`.
+    /// - Returns: The form with a body of `HTTPBody.Source.file` at `url`.
     /// - Throws: ``MultipartError`` naming the file that could not be read or written.
     public func encode(
         toFileAt url: URL, chunkSize: Int = defaultChunkSize
@@ -50,8 +50,8 @@ extension MultipartForm {
         let layout = FormLayout(parts: parts, boundary: boundary)
         let sequence = FormChunkSequence(layout: layout, chunkSize: max(1, chunkSize))
         let check = boundary.isRandom ? nil : boundary
-        let body = HTTPBody(length: .known(layout.length), iterationBehavior: layout.isReplayable ? .multiple : .single)
-        {
+        let behavior: HTTPBody.IterationBehavior = layout.isReplayable ? .multiple : .single
+        let body = HTTPBody(length: .known(layout.length), iterationBehavior: behavior) {
             CheckedChunks(base: sequence, fixedBoundary: check)
         }
         return EncodedForm(body: body, contentType: contentType, contentLength: layout.length)
@@ -60,7 +60,8 @@ extension MultipartForm {
     /// Encodes the form in memory when it is smaller than `memoryThreshold` bytes, otherwise
     /// into a new file in `temporaryDirectory`, which the caller removes when done.
     /// - Parameters:
-    ///   - memoryThreshold: The largest form to encode in memory; 10 MB by default.
+    ///   - memoryThreshold: Forms shorter than this many bytes are encoded in memory; 10 MB
+    ///     by default.
     ///   - temporaryDirectory: Where to write a large form; the system's temporary directory by default.
     /// - Returns: The encoded form; its ``EncodedForm/fileURL`` is set when it went to disk.
     /// - Throws: ``MultipartError`` as ``encodedInMemory()`` and ``encode(toFileAt:chunkSize:)`` do.
