@@ -40,7 +40,29 @@ enum TransportFixture {
 
     /// The bytes of the fault server's pattern: byte `i` is `i % 256`.
     static func pattern(_ count: Int, offset: Int = 0) -> Data {
-        Data((0..<count).map { UInt8(truncatingIfNeeded: $0 + offset) })
+        let block = Data((0..<512).map { UInt8(truncatingIfNeeded: $0 + offset) })
+        var data = Data(capacity: count)
+        while data.count < count { data.append(block.prefix(min(256, count - data.count))) }
+        return data
+    }
+
+    /// `count` random bytes, so a reordered or repeated chunk changes a hash. Made eight
+    /// bytes at a time: tests run unoptimised, on few cooperative threads.
+    static func randomData(_ count: Int) -> Data {
+        var data = Data(count: count)
+        var generator = SystemRandomNumberGenerator()
+        data.withUnsafeMutableBytes { raw in
+            var offset = 0
+            while offset + 8 <= count {
+                raw.storeBytes(of: generator.next(), toByteOffset: offset, as: UInt64.self)
+                offset += 8
+            }
+            while offset < count {
+                raw[offset] = UInt8.random(in: 0...255, using: &generator)
+                offset += 1
+            }
+        }
+        return data
     }
 
     /// Runs blocking `work` on a dispatch queue, keeping Swift's few cooperative threads free

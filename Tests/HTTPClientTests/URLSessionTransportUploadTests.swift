@@ -34,11 +34,7 @@ struct URLSessionTransportUploadTests {
         return Received(try TransportFixture.json(response))
     }
 
-    /// Random bytes, so a reordered or repeated chunk changes the hash.
-    private static func randomData(_ count: Int) -> Data {
-        var generator = SystemRandomNumberGenerator()
-        return Data((0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) })
-    }
+    private static func randomData(_ count: Int) -> Data { TransportFixture.randomData(count) }
 
     /// Checks that upload reports end at `count` of `count`.
     private func expectUploadComplete(_ recorder: ProgressRecorder, count: Int) {
@@ -170,10 +166,12 @@ struct URLSessionTransportUploadTests {
         #expect((error?.underlying as? HTTPCoreError)?.code == .unreadableFile)
     }
 
-    /// A 256 MiB file goes out intact in constant memory (the 1 GiB figure is measured by
-    /// `ClientBenchmark`); peak RSS is reset first through `/proc/self/clear_refs`.
+    /// A 64 MiB file goes out intact without being loaded: peak RSS (reset first through
+    /// `/proc/self/clear_refs`) grows by less than a quarter of it. The 1 GiB figure is
+    /// measured by `ClientBenchmark`: a large upload holds URLSession's shared work queue
+    /// for seconds on Linux, which would slow every other test running alongside.
     @Test func largeFileUploadArrivesIntactInBoundedMemory() async throws {
-        let size = 256 * 1024 * 1024
+        let size = 64 * 1024 * 1024
         let file = TransportFixture.temporaryFile("large")
         try await TransportFixture.offThePool { try Self.writePatternFile(file, size: size) }
         defer { try? FileManager.default.removeItem(at: file) }
@@ -183,7 +181,7 @@ struct URLSessionTransportUploadTests {
         let peak = try Self.peakRSS()
         #expect(received.bytes == size)
         #expect(received.sha256 == expected)
-        #expect(peak - baseline < 64 * 1024 * 1024, "peak RSS grew by \((peak - baseline) >> 20) MiB")
+        #expect(peak - baseline < size / 4, "peak RSS grew by \((peak - baseline) >> 20) MiB")
     }
 
     private static func writePatternFile(_ url: URL, size: Int) throws {
