@@ -223,3 +223,23 @@ struct FormStyleTests {
         #expect(try FormDecoder().decode([String: Bool].self, from: "flag=\(text)") == ["flag": true])
     }
 }
+
+@Suite("FormStyle description")
+struct FormStyleDescriptionTests {
+    @Test(
+        "the description names the options that differ from the defaults",
+        arguments: [
+            (FormStyle(), "FormStyle()"),
+            (FormStyle(arrays: .indexed, nesting: .dots), "FormStyle(arrays: .indexed, nesting: .dots)"),
+            (
+                FormStyle(
+                    arrays: .noBrackets, bools: .literal, nils: .keyOnly, spaces: .plus, keyOrder: .asEncoded,
+                    brackets: .literal),
+                "FormStyle(arrays: .noBrackets, bools: .literal, nils: .keyOnly, spaces: .plus, keyOrder: .asEncoded, "
+                    + "brackets: .literal)"
+            ),
+        ])
+    func description(style: FormStyle, expected: String) {
+        #expect(style.description == expected)
+    }
+}

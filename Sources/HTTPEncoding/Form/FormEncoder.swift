@@ -65,7 +65,7 @@ public struct FormEncoder: Sendable {
     ///   carry, or of a strategy or `encode(to:)` that threw.
     public func encodeQuery(_ value: some Encodable) throws(HTTPEncodingError) -> String {
         let context = FormEncodingContext(self, plusForSpace: plusForSpace(inBody: false))
-        return String(decoding: try bytes(of: makeNode(value, context: context), context: context), as: UTF8.self)
+        return String(decoding: try data(of: makeNode(value, context: context), context: context), as: UTF8.self)
     }
 
     /// Encodes `value` as a form body with its content type.
@@ -77,7 +77,7 @@ public struct FormEncoder: Sendable {
     public func encodeBody(_ value: some Encodable) throws(HTTPEncodingError) -> EncodedBody {
         let context = FormEncodingContext(self, plusForSpace: plusForSpace(inBody: true))
         return EncodedBody(
-            body: HTTPBody(bytes: try bytes(of: makeNode(value, context: context), context: context)),
+            body: HTTPBody(try data(of: makeNode(value, context: context), context: context)),
             contentType: .formURLEncoded)
     }
 
@@ -108,7 +108,7 @@ public struct FormEncoder: Sendable {
     public func encodeQuery(parameters: [String: Any]) throws(HTTPEncodingError) -> String {
         let context = FormEncodingContext(self, plusForSpace: plusForSpace(inBody: false))
         let node = try FormParameterConverter(context: context).node(forDictionary: parameters)
-        return String(decoding: try bytes(of: node, context: context), as: UTF8.self)
+        return String(decoding: try data(of: node, context: context), as: UTF8.self)
     }
 
     /// Encodes an untyped parameter dictionary as a form body with its content type.
@@ -119,7 +119,7 @@ public struct FormEncoder: Sendable {
     public func encodeBody(parameters: [String: Any]) throws(HTTPEncodingError) -> EncodedBody {
         let context = FormEncodingContext(self, plusForSpace: plusForSpace(inBody: true))
         let node = try FormParameterConverter(context: context).node(forDictionary: parameters)
-        return EncodedBody(body: HTTPBody(bytes: try bytes(of: node, context: context)), contentType: .formURLEncoded)
+        return EncodedBody(body: HTTPBody(try data(of: node, context: context)), contentType: .formURLEncoded)
     }
 
     /// Returns `url` with untyped parameters appended to its query, keeping the items
@@ -157,15 +157,20 @@ public struct FormEncoder: Sendable {
         return encoder.node ?? .null
     }
 
-    func bytes(of node: FormNode, context: FormEncodingContext) throws(HTTPEncodingError) -> [UInt8] {
+    func data(of node: FormNode, context: FormEncodingContext) throws(HTTPEncodingError) -> Data {
         guard context.arenaFitsSlices else {
             throw HTTPEncodingError(
                 .unsupportedValue, value: "\(context.arena.count) bytes", reason: "a form larger than 4 GiB")
         }
         return try context.arena.withUnsafeBufferPointer { arena throws(HTTPEncodingError) in
             var writer = FormWriter(style: style, arena: arena)
-            try writer.writeRoot(node)
-            return writer.out
+            do throws(HTTPEncodingError) {
+                try writer.writeRoot(node)
+            } catch {
+                writer.discardOutput()
+                throw error
+            }
+            return writer.takeData()
         }
     }
 

@@ -15,11 +15,16 @@ final class FormEncodingContext {
     let plusForSpace: Bool
     let style: FormStyle
     /// Where ``freeze(_:)`` assembles a fragment before appending it to the arena.
-    @exclusivity(unchecked) private var scratch: [UInt8] = []
+    @exclusivity(unchecked) private var scratch = FormBytes(capacity: 1024)
     // Unchecked: one encoding run uses a context on one thread, and no access to the arena
     // overlaps another (each append finishes before the next begins); dynamic exclusivity
     // checks here cost about a tenth of the encoding time.
-    @exclusivity(unchecked) private(set) var arena: [UInt8] = []
+    @exclusivity(unchecked) private(set) var arena = FormBytes(capacity: 4096)
+
+    deinit {
+        arena.free()
+        scratch.free()
+    }
 
     init(_ encoder: FormEncoder, plusForSpace: Bool) {
         keys = encoder.keyEncodingStrategy
@@ -30,7 +35,6 @@ final class FormEncodingContext {
         literalBools = encoder.style.bools.literal
         self.plusForSpace = plusForSpace
         style = encoder.style
-        arena.reserveCapacity(4096)
     }
 
     /// The key as the key strategy writes it, percent-encoded into the arena.
@@ -43,7 +47,7 @@ final class FormEncodingContext {
     @inline(__always)
     func text(_ string: String) -> FormSlice {
         let start = arena.count
-        PercentEncoding.append(string, plusForSpace: plusForSpace, to: &arena)
+        arena.appendPercentEncoded(string, plusForSpace: plusForSpace)
         return FormSlice(start: UInt32(truncatingIfNeeded: start), end: UInt32(truncatingIfNeeded: arena.count))
     }
 
@@ -55,7 +59,7 @@ final class FormEncodingContext {
     func leaf(_ value: Int64) -> FormNode {
         let start = arena.count
         if value < 0 { arena.append(UInt8(ascii: "-")) }
-        Self.appendDigits(value.magnitude, to: &arena)
+        arena.appendDigits(value.magnitude)
         return .leaf(FormSlice(start: UInt32(truncatingIfNeeded: start), end: UInt32(truncatingIfNeeded: arena.count)))
     }
 
@@ -63,7 +67,7 @@ final class FormEncodingContext {
     @inline(__always)
     func leaf(_ value: UInt64) -> FormNode {
         let start = arena.count
-        Self.appendDigits(value, to: &arena)
+        arena.appendDigits(value)
         return .leaf(FormSlice(start: UInt32(truncatingIfNeeded: start), end: UInt32(truncatingIfNeeded: arena.count)))
     }
 
@@ -91,12 +95,17 @@ final class FormEncodingContext {
     /// object of small ones touches one stretch of memory per member instead of following
     /// several pointers, and the temporary tree is freed at once. `&` cannot occur inside a
     /// piece: it is percent-encoded in every key and value.
-    func freeze(_ node: FormNode) -> FormNode {
+    ///
+    /// - Parameters:
+    ///   - node: A finished node.
+    ///   - mark: The arena's length before the node was encoded: everything after it
+    ///     belongs to this node alone, so a fragment replaces it instead of adding to it.
+    func freeze(_ node: FormNode, reclaimingFrom mark: Int) -> FormNode {
         switch node {
         case .object(let object):
             let members = object.members
             for member in members where !Self.isFlat(member.value) { return node }
-            scratch.removeAll(keepingCapacity: true)
+            scratch.truncate(to: 0)
             arena.withUnsafeBufferPointer { arena in
                 for position in FormMemberOrder.positions(of: members, arena: arena, sorted: style.keyOrder.sorted) {
                     let (key, value) = members[position]
@@ -115,7 +124,7 @@ final class FormEncodingContext {
             }
         case .array(let array):
             for element in array.values where !Self.isScalar(element) { return node }
-            scratch.removeAll(keepingCapacity: true)
+            scratch.truncate(to: 0)
             arena.withUnsafeBufferPointer { arena in
                 for (index, element) in array.values.enumerated() {
                     appendPiece(element, arena: arena) { appendArraySuffix(index) }
@@ -124,8 +133,9 @@ final class FormEncodingContext {
         default:
             return node
         }
+        arena.truncate(to: mark)
         let start = arena.count
-        arena.append(contentsOf: scratch)
+        scratch.withUnsafeBufferPointer { arena.append(contentsOf: $0) }
         return .fragment(
             FormSlice(start: UInt32(truncatingIfNeeded: start), end: UInt32(truncatingIfNeeded: arena.count)))
     }
@@ -191,7 +201,7 @@ final class FormEncodingContext {
             appendBracket(open: false)
         case .indexed:
             appendBracket(open: true)
-            Self.appendDigits(UInt64(index), to: &scratch)
+            scratch.appendDigits(UInt64(index))
             appendBracket(open: false)
         case .noBrackets:
             return

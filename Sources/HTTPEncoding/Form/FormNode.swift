@@ -48,27 +48,31 @@ final class FormObject {
 
     /// The value stored last for the key whose encoded bytes are `key`, if any.
     func value(for key: FormSlice, in context: FormEncodingContext) -> FormNode? {
-        let arena = context.arena
+        context.arena.withUnsafeBufferPointer { value(for: key, arena: $0) }
+    }
+
+    private func value(for key: FormSlice, arena: UnsafeBufferPointer<UInt8>) -> FormNode? {
         if index == nil && members.count >= Self.indexThreshold {
             var built = [String: Int](minimumCapacity: members.count * 2)
             for (position, member) in members.enumerated() { built[Self.text(member.key, arena)] = position }
             index = built
         }
         if let index { return index[Self.text(key, arena)].map { members[$0].value } }
-        let wanted = arena[key.range]
-        for member in members.reversed() where arena[member.key.range] == wanted { return member.value }
+        for member in members.reversed() where FormMemberOrder.compare(member.key, key, arena) == 0 {
+            return member.value
+        }
         return nil
     }
 
     /// Stores `node` under `key`; a later value for the same key wins.
     @inline(__always)
     func set(_ key: FormSlice, _ node: FormNode, in context: FormEncodingContext) {
-        if index != nil { index?[Self.text(key, context.arena)] = members.count }
+        if index != nil { index?[context.arena.withUnsafeBufferPointer { Self.text(key, $0) }] = members.count }
         members.append((key, node))
     }
 
-    private static func text(_ slice: FormSlice, _ arena: [UInt8]) -> String {
-        String(decoding: arena[slice.range], as: UTF8.self)
+    private static func text(_ slice: FormSlice, _ arena: UnsafeBufferPointer<UInt8>) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: arena[slice.range]), as: UTF8.self)
     }
 }
 

@@ -140,13 +140,15 @@ final class FormValueEncoder: Encoder, SingleValueEncodingContainer {
             }
         }
         if T.self == [String].self, let strings = value as? [String] {
+            let mark = context.arena.count
             let array = FormArray(capacity: strings.count)
             for string in strings { array.values.append(context.leaf(string)) }
-            return key == nil ? .array(array) : context.freeze(.array(array))
+            return key == nil ? .array(array) : context.freeze(.array(array), reclaimingFrom: mark)
         }
         if T.self == URL.self, let url = value as? URL { return context.leaf(url.absoluteString) }
         if T.self == Decimal.self, let decimal = value as? Decimal { return context.leaf(decimal.description) }
         let child = FormValueEncoder(context: context, parent: self, key: key)
+        let mark = context.arena.count
         do {
             try value.encode(to: child)
         } catch let error as HTTPEncodingError {
@@ -163,6 +165,6 @@ final class FormValueEncoder: Encoder, SingleValueEncodingContainer {
         }
         // A value stored under a key is finished here: write it out compactly if it can be.
         guard let node = child.node else { return .object(FormObject()) }
-        return key == nil ? node : context.freeze(node)
+        return key == nil ? node : context.freeze(node, reclaimingFrom: mark)
     }
 }

@@ -8,7 +8,7 @@ import Foundation
 /// no key prefix is ever rebuilt. The cost is linear in the size of the output, plus
 /// sorting each object's keys.
 struct FormWriter {
-    private(set) var out: [UInt8] = []
+    private var out: FormBytes
     private var key: [UInt8] = []
     private let arena: UnsafeBufferPointer<UInt8>
     private let style: FormStyle
@@ -20,8 +20,14 @@ struct FormWriter {
         self.arena = arena
         literalBrackets = style.brackets.literal
         key.reserveCapacity(256)
-        out.reserveCapacity(arena.count + arena.count / 2 + 64)
+        out = FormBytes(capacity: arena.count + arena.count / 4 + 64)
     }
+
+    /// The written bytes; the writer must not be used again.
+    consuming func takeData() -> Data { out.takeData() }
+
+    /// Frees the output of a write that failed; the writer must not be used again.
+    consuming func discardOutput() { out.free() }
 
     /// Writes a top-level value, which must be an object: a form is a list of named values.
     mutating func writeRoot(_ node: FormNode) throws(HTTPEncodingError) {

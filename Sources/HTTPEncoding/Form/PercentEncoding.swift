@@ -16,36 +16,8 @@ enum PercentEncoding {
     }
 
     @inline(__always)
-    private static func hexDigit(_ value: UInt8) -> UInt8 {
+    static func hexDigit(_ value: UInt8) -> UInt8 {
         value < 10 ? value + UInt8(ascii: "0") : value + (UInt8(ascii: "A") - 10)
-    }
-
-    /// Appends the UTF-8 of `string`, percent-encoded, to `out`; a space becomes `+` when
-    /// `plusForSpace`, else `%20`.
-    @inline(__always)
-    static func append(_ string: String, plusForSpace: Bool, to out: inout [UInt8]) {
-        let done: Void? = string.utf8.withContiguousStorageIfAvailable { bytes in
-            append(bytes, plusForSpace: plusForSpace, to: &out)
-        }
-        if done == nil {
-            let copy = Array(string.utf8)
-            copy.withUnsafeBufferPointer { append($0, plusForSpace: plusForSpace, to: &out) }
-        }
-    }
-
-    @inline(__always)
-    private static func append(_ bytes: UnsafeBufferPointer<UInt8>, plusForSpace: Bool, to out: inout [UInt8]) {
-        for byte in bytes {
-            if isUnreserved(byte) {
-                out.append(byte)
-            } else if byte == 0x20 && plusForSpace {
-                out.append(UInt8(ascii: "+"))
-            } else {
-                out.append(UInt8(ascii: "%"))
-                out.append(hexDigit(byte >> 4))
-                out.append(hexDigit(byte & 0x0F))
-            }
-        }
     }
 
     /// Decodes `bytes` as one name or value of a form: `+` is a space, `%XY` the byte
