@@ -23,12 +23,12 @@ import HTTPCore
 ///
 /// ```swift
 /// let client = Client(
-///     baseURL: URL(string: "https://api.example.com/v2")!,
+///     baseURL: baseURL,  // such as https://api.example.com/v2
 ///     interceptors: [BearerAuth(token: "secret"), Logging(.headers) { print($0) }],
 ///     retry: [.transportErrors(max: 3), .status([429, 503]), .backoff(.exponential(base: 0.5, cap: 30))]
 /// )
-/// let response = try await client.send(HTTPRequest(url: URL(string: "users/42")!))
-/// print(response.status, String(decoding: response.body, as: UTF8.self))
+/// let response = try await client.send(HTTPRequest(url: URL(string: "bearer")!))
+/// print(response.status)  // 200 OK
 /// ```
 public final class Client: Sendable {
     /// The URL relative request URLs resolve against, if any.
@@ -58,14 +58,14 @@ public final class Client: Sendable {
     /// - Parameters:
     ///   - baseURL: The URL relative request URLs resolve against.
     ///   - headerFields: Fields added to requests that lack them.
-    ///   - transport: What sends the requests.
+    ///   - transport: What sends the requests; a new ``URLSessionTransport`` by default.
     ///   - interceptors: Interceptors; `prepare` in this order, `decide` in reverse.
     ///   - observers: Observers of every step.
     ///   - retry: The retry policies; ``RetryStack/default`` by default.
     ///   - redirectLimit: The most redirects per attempt; 10 by default, 0 to not follow.
     ///   - timeout: The default per-attempt timeout; 60 seconds by default.
     public init(
-        baseURL: URL? = nil, headerFields: HTTPFields = [], transport: any ClientTransport,
+        baseURL: URL? = nil, headerFields: HTTPFields = [], transport: any ClientTransport = URLSessionTransport(),
         interceptors: [any Interceptor] = [], observers: [any ClientObserver] = [], retry: RetryStack = .default,
         redirectLimit: Int = 10, timeout: Duration? = .seconds(60)
     ) {

@@ -6,12 +6,12 @@
 /// already queued when the client is released are still delivered.
 ///
 /// ```swift
-/// struct Counter: ClientObserver {
-///     let sent: Counter.Box
+/// actor SentCounter: ClientObserver {
+///     private(set) var sent = 0
+///
 ///     func receive(_ event: ClientEvent) async {
-///         if case .sent = event.kind { await sent.increment() }
+///         if case .sent = event.kind { sent += 1 }
 ///     }
-///     actor Box { var value = 0; func increment() { value += 1 } }
 /// }
 /// ```
 public protocol ClientObserver: Sendable {
@@ -24,7 +24,9 @@ public protocol ClientObserver: Sendable {
 ///
 /// ```swift
 /// let printer = EventObserver { event in print(event) }
-/// let client = Client(baseURL: base, observers: [printer])
+/// let client = Client(baseURL: baseURL, observers: [printer])
+/// _ = try await client.send(HTTPRequest(url: URL(string: "get")!))
+/// // #1 prepared GET http://…/get (attempt 1), then sent, received, finished
 /// ```
 public struct EventObserver: ClientObserver {
     private let handler: @Sendable (ClientEvent) async -> Void
