@@ -222,19 +222,10 @@ extension Client {
         _ timeout: Duration?, request: HTTPRequest, _ operation: @escaping @Sendable () async throws -> Result
     ) async throws -> Result {
         guard let timeout else { return try await operation() }
-        return try await withThrowingTaskGroup(of: Result?.self) { group in
-            group.addTask { try await operation() }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                return nil
-            }
-            defer { group.cancelAll() }
-            if let result = try await group.next(), let result {
-                return result
-            }
-            if Task.isCancelled { throw CancellationError() }
-            throw ClientError(.timedOut, "no response within the timeout of \(timeout)", request: request)
-        }
+        return try await AttemptDeadline.run(
+            timeout: timeout,
+            onTimeout: { ClientError(.timedOut, "no response within the timeout of \(timeout)", request: request) },
+            operation)
     }
 
     private static func sleep(_ wait: Duration, request: HTTPRequest) async throws {

@@ -99,23 +99,27 @@ public final class Client: Sendable {
         -> ClientResponse<Data>
     {
         let response = try await execute(request, options: options, mode: .buffered(limit: options.responseBodyLimit))
-        switch response.body {
-        case .data(let data): return response.replacingBody(data)
-        case .file(let url, _):
-            defer { try? FileManager.default.removeItem(at: url) }
-            let data = try Data(contentsOf: url)
-            return response.replacingBody(data)
-        case .stream(let stream):
-            var data = Data()
-            for try await chunk in stream {
-                guard data.count + chunk.count <= options.responseBodyLimit else {
-                    throw ClientError(
-                        .responseTooLarge, "the response body exceeds the limit of \(options.responseBodyLimit) bytes",
-                        request: response.request, response: response.head)
+        do {
+            switch response.body {
+            case .data(let data): return response.replacingBody(data)
+            case .file(let url, _):
+                defer { try? FileManager.default.removeItem(at: url) }
+                return response.replacingBody(try Data(contentsOf: url))
+            case .stream(let stream):
+                var data = Data()
+                for try await chunk in stream {
+                    guard data.count + chunk.count <= options.responseBodyLimit else {
+                        throw ClientError(
+                            .responseTooLarge,
+                            "the response body exceeds the limit of \(options.responseBodyLimit) bytes",
+                            request: response.request, response: response.head)
+                    }
+                    data.append(chunk)
                 }
-                data.append(chunk)
+                return response.replacingBody(data)
             }
-            return response.replacingBody(data)
+        } catch {
+            throw ClientError.wrapping(error, request: response.request, fallback: .transport)
         }
     }
 
@@ -157,7 +161,9 @@ public final class Client: Sendable {
     ///
     /// The call returns once the response head is in; read the body from
     /// ``ClientResponse/body``. At most ``RequestOptions/responseBodyLimit`` unread bytes
-    /// are buffered (some transports cannot slow the server down).
+    /// are buffered (some transports cannot slow the server down). The call, its
+    /// `finished` observer event and its ``RequestOptions/progressUpdates`` end when the
+    /// head arrives; failures of the body are thrown by the stream.
     /// - Parameters:
     ///   - request: The request.
     ///   - options: Per-call settings.
@@ -175,8 +181,11 @@ public final class Client: Sendable {
         case .data(let data): return response.replacingBody(ResponseStream(Self.singleChunk(data)))
         case .file(let url, _):
             defer { try? FileManager.default.removeItem(at: url) }
-            let data = try Data(contentsOf: url)
-            return response.replacingBody(ResponseStream(Self.singleChunk(data)))
+            do {
+                return response.replacingBody(ResponseStream(Self.singleChunk(try Data(contentsOf: url))))
+            } catch {
+                throw ClientError.wrapping(error, request: response.request, fallback: .transport)
+            }
         }
     }
 
