@@ -57,15 +57,14 @@ extension HTTPBody {
                     let end = Swift.min(data.count, offset + chunkSize)
                     state = .data(data, offset: end)
                     return data.subdata(in: data.startIndex + offset..<data.startIndex + end)
-                case .file(let url, let size, var reader):
-                    if reader == nil { reader = try FileChunkReader(url: url, expectedSize: size) }
-                    guard let active = reader else { return nil }
-                    if let chunk = try active.read(upTo: chunkSize) {
-                        state = .file(url, size: size, reader: active)
-                        return chunk
-                    }
+                case .file(let url, let size, let reader):
+                    // A failure ends the iteration: a later `next()` must not reopen the file
+                    // and send its first bytes again.
                     state = .finished
-                    return nil
+                    let active = try reader ?? FileChunkReader(url: url, expectedSize: size)
+                    guard let chunk = try active.read(upTo: chunkSize) else { return nil }
+                    state = .file(url, size: size, reader: active)
+                    return chunk
                 case .stream(let producer, var next):
                     if next == nil {
                         guard let made = producer.take() else {
@@ -79,7 +78,14 @@ extension HTTPBody {
                     guard let pull = next else { return nil }
                     state = .stream(producer, next: pull)
                     while true {
-                        guard let chunk = try await pull() else {
+                        let pulled: Data?
+                        do {
+                            pulled = try await pull()
+                        } catch {
+                            state = .finished
+                            throw error
+                        }
+                        guard let chunk = pulled else {
                             state = .finished
                             try checkEnd()
                             return nil

@@ -143,6 +143,20 @@ struct HTTPBodyFileTests {
         #expect(error?.reason.contains("400 of its 1000 bytes") == true)
     }
 
+    @Test("after a failure the iteration is over: the file is not read again from its start")
+    func endsAfterFailure() async throws {
+        let path = TemporaryPath()
+        defer { path.cleanUp() }
+        try path.write(patternBytes(10))
+        let body = try HTTPBody(fileAt: path.url)
+        try path.write(patternBytes(4))
+        var iterator = body.chunks(size: 100).makeAsyncIterator()
+        #expect(try await iterator.next()?.count == 4)
+        await #expect(throws: HTTPCoreError.self) { try await iterator.next() }
+        #expect(try await iterator.next() == nil)
+        #expect(try await iterator.next() == nil)
+    }
+
     @Test("a file that grows after the body was made throws bodyLengthMismatch naming the path")
     func fileGrows() async throws {
         let path = TemporaryPath()

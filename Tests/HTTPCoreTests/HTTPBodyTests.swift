@@ -157,6 +157,16 @@ struct HTTPBodyTests {
         await #expect(throws: StreamFailure.self) { try await readAll(body) }
     }
 
+    @Test("after the stream throws, the iteration is over")
+    func streamEndsAfterFailure() async throws {
+        let failing = AsyncThrowingStream<Data, any Error> { continuation in
+            continuation.finish(throwing: StreamFailure())
+        }
+        var iterator = HTTPBody(stream: failing, length: .known(3)).chunks().makeAsyncIterator()
+        await #expect(throws: StreamFailure.self) { try await iterator.next() }
+        #expect(try await iterator.next() == nil)
+    }
+
     @Test("collect(upTo:) accepts a body of exactly the limit")
     func collectAtLimit() async throws {
         let body = HTTPBody(stream: stream(["12", "345"]), length: .unknown)
@@ -194,6 +204,16 @@ struct HTTPBodyTests {
         #expect(HTTPBody.Length.unknown.description == "unknown")
         #expect(HTTPBody.IterationBehavior.single.description == "single")
         #expect(HTTPBody.IterationBehavior.multiple.description == "multiple")
+    }
+
+    @Test("chunks can be read on the main actor")
+    @MainActor
+    func readsOnMainActor() async throws {
+        var result = Data()
+        for try await chunk in HTTPBody(stream: stream(["main", "actor"]), length: .known(9)).chunks() {
+            result.append(chunk)
+        }
+        #expect(result == Data("mainactor".utf8))
     }
 
     @Test("chunks can be read from another task")

@@ -21,6 +21,21 @@ struct HTTPFieldNameTests {
         #expect(try HTTPFieldName(String(character)).rawName == String(character))
     }
 
+    @Test("of all 256 byte values, exactly the RFC 9110 §5.6.2 tchar set is accepted")
+    func exactlyTokenBytes() {
+        // tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." / "^" / "_" / "`" / "|" / "~"
+        //       / DIGIT / ALPHA
+        let tchar = Set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8)
+        var accepted: Set<UInt8> = []
+        for byte in UInt8.min...UInt8.max {
+            // Bytes above 0x7F are written as the Latin-1 character, whose UTF-8 form is two bytes.
+            let name = "A" + String(UnicodeScalar(byte)) + "z"
+            if (try? HTTPFieldName(name)) != nil { accepted.insert(byte) }
+        }
+        #expect(accepted == tchar)
+        #expect(tchar.count == 77)
+    }
+
     @Test("rejects an empty name")
     func rejectsEmpty() {
         let error = #expect(throws: HTTPCoreError.self) { try HTTPFieldName("") }

@@ -65,12 +65,12 @@ struct FormEncoderTests {
         #expect(query == "a%5B%5D=3&a%5B%5D=1&a%5B%5D=2&b%5B%5D=z&b%5B%5D=a&b%5B%5D=m")
     }
 
-    @Test("sorting is by UTF-8 bytes at every level")
+    @Test("sorting is by the written (percent-encoded) bytes at every level")
     func sortOrder() throws {
         let query = try FormEncoder(style: FormStyle(brackets: .literal)).encodeQuery([
             "é": ["b": 1, "a": 2], "Z": ["y": 1, "x": 2], "a": ["2": 0, "10": 1],
         ])
-        #expect(query == "Z[x]=2&Z[y]=1&a[10]=1&a[2]=0&%C3%A9[a]=2&%C3%A9[b]=1")
+        #expect(query == "%C3%A9[a]=2&%C3%A9[b]=1&Z[x]=2&Z[y]=1&a[10]=1&a[2]=0")
     }
 
     @Test("empty arrays and objects write nothing")
@@ -160,5 +160,32 @@ struct FormEncoderTests {
         #expect(
             try FormEncoder().encodeQuery(["u": URL(string: "https://a.b/c?d=e")!]) == "u=https%3A%2F%2Fa.b%2Fc%3Fd%3De"
         )
+    }
+
+    @Test("a lone nil in an array without brackets still writes its key")
+    func loneNilKeyOnly() throws {
+        let encoder = FormEncoder(style: FormStyle(arrays: .noBrackets, nils: .keyOnly))
+        #expect(try encoder.encodeQuery(["a": [String?.none]]) == "a")
+        #expect(try encoder.encodeQuery(["a": [String?.none], "b": ["x"]]) == "a&b=x")
+    }
+
+    @Test("a nested container asked for twice under one key fills one object")
+    func nestedContainerTwice() throws {
+        struct Split: Encodable {
+            enum Keys: String, CodingKey { case user }
+            enum UserKeys: String, CodingKey {
+                case name
+                case age
+            }
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: Keys.self)
+                var first = container.nestedContainer(keyedBy: UserKeys.self, forKey: .user)
+                try first.encode("Ada", forKey: .name)
+                var second = container.nestedContainer(keyedBy: UserKeys.self, forKey: .user)
+                try second.encode(36, forKey: .age)
+            }
+        }
+        let encoder = FormEncoder(style: FormStyle(brackets: .literal))
+        #expect(try encoder.encodeQuery(Split()) == "user[age]=36&user[name]=Ada")
     }
 }

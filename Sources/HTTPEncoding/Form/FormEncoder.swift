@@ -64,7 +64,8 @@ public struct FormEncoder: Sendable {
     /// - Throws: ``HTTPEncodingError`` naming the key path of a value the format cannot
     ///   carry, or of a strategy or `encode(to:)` that threw.
     public func encodeQuery(_ value: some Encodable) throws(HTTPEncodingError) -> String {
-        String(decoding: try bytes(of: makeNode(value), plusForSpace: plusForSpace(inBody: false)), as: UTF8.self)
+        let context = FormEncodingContext(self, plusForSpace: plusForSpace(inBody: false))
+        return String(decoding: try data(of: makeNode(value, context: context), context: context), as: UTF8.self)
     }
 
     /// Encodes `value` as a form body with its content type.
@@ -74,8 +75,9 @@ public struct FormEncoder: Sendable {
     /// - Returns: The body and `application/x-www-form-urlencoded`.
     /// - Throws: ``HTTPEncodingError`` as ``encodeQuery(_:)`` does.
     public func encodeBody(_ value: some Encodable) throws(HTTPEncodingError) -> EncodedBody {
-        EncodedBody(
-            body: HTTPBody(bytes: try bytes(of: makeNode(value), plusForSpace: plusForSpace(inBody: true))),
+        let context = FormEncodingContext(self, plusForSpace: plusForSpace(inBody: true))
+        return EncodedBody(
+            body: HTTPBody(try data(of: makeNode(value, context: context), context: context)),
             contentType: .formURLEncoded)
     }
 
@@ -104,8 +106,9 @@ public struct FormEncoder: Sendable {
     /// - Throws: ``HTTPEncodingError`` with code ``HTTPEncodingError/Code/unsupportedValue``
     ///   naming the key path and type of a value that cannot be encoded.
     public func encodeQuery(parameters: [String: Any]) throws(HTTPEncodingError) -> String {
-        let node = try parameterNode(parameters)
-        return String(decoding: try bytes(of: node, plusForSpace: plusForSpace(inBody: false)), as: UTF8.self)
+        let context = FormEncodingContext(self, plusForSpace: plusForSpace(inBody: false))
+        let node = try FormParameterConverter(context: context).node(forDictionary: parameters)
+        return String(decoding: try data(of: node, context: context), as: UTF8.self)
     }
 
     /// Encodes an untyped parameter dictionary as a form body with its content type.
@@ -114,10 +117,9 @@ public struct FormEncoder: Sendable {
     /// - Returns: The body and `application/x-www-form-urlencoded`.
     /// - Throws: ``HTTPEncodingError`` naming the key path of a value that cannot be encoded.
     public func encodeBody(parameters: [String: Any]) throws(HTTPEncodingError) -> EncodedBody {
-        let node = try parameterNode(parameters)
-        return EncodedBody(
-            body: HTTPBody(bytes: try bytes(of: node, plusForSpace: plusForSpace(inBody: true))),
-            contentType: .formURLEncoded)
+        let context = FormEncodingContext(self, plusForSpace: plusForSpace(inBody: true))
+        let node = try FormParameterConverter(context: context).node(forDictionary: parameters)
+        return EncodedBody(body: HTTPBody(try data(of: node, context: context)), contentType: .formURLEncoded)
     }
 
     /// Returns `url` with untyped parameters appended to its query, keeping the items
@@ -142,8 +144,8 @@ public struct FormEncoder: Sendable {
         }
     }
 
-    func makeNode(_ value: some Encodable) throws(HTTPEncodingError) -> FormNode {
-        let encoder = FormValueEncoder(context: FormEncodingContext(self), parent: nil, key: nil)
+    func makeNode(_ value: some Encodable, context: FormEncodingContext) throws(HTTPEncodingError) -> FormNode {
+        let encoder = FormValueEncoder(context: context, parent: nil, key: nil)
         do {
             try encoder.encode(value)
         } catch let error as HTTPEncodingError {
@@ -155,15 +157,21 @@ public struct FormEncoder: Sendable {
         return encoder.node ?? .null
     }
 
-    private func parameterNode(_ parameters: [String: Any]) throws(HTTPEncodingError) -> FormNode {
-        let converter = FormParameterConverter(context: FormEncodingContext(self))
-        return try converter.node(forDictionary: parameters)
-    }
-
-    func bytes(of node: FormNode, plusForSpace: Bool) throws(HTTPEncodingError) -> [UInt8] {
-        var writer = FormWriter(style: style, plusForSpace: plusForSpace)
-        try writer.writeRoot(node)
-        return writer.out
+    func data(of node: FormNode, context: FormEncodingContext) throws(HTTPEncodingError) -> Data {
+        guard context.arenaFitsSlices else {
+            throw HTTPEncodingError(
+                .unsupportedValue, value: "\(context.arena.count) bytes", reason: "a form larger than 4 GiB")
+        }
+        return try context.arena.withUnsafeBufferPointer { arena throws(HTTPEncodingError) in
+            var writer = FormWriter(style: style, arena: arena)
+            do throws(HTTPEncodingError) {
+                try writer.writeRoot(node)
+            } catch {
+                writer.discardOutput()
+                throw error
+            }
+            return writer.takeData()
+        }
     }
 
     /// Appends an encoded query to `url`, after its existing query and before its fragment.

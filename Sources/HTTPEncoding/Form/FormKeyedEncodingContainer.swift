@@ -11,34 +11,37 @@ struct FormKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtoco
     var codingPath: [any CodingKey] { encoder.codingPath }
 
     @inline(__always)
-    private func name(_ key: Key) -> String { encoder.context.name(key.stringValue) }
+    private func name(_ key: Key) -> FormSlice { encoder.context.key(key.stringValue) }
+
+    @inline(__always)
+    private func set(_ key: Key, _ node: FormNode) { object.set(name(key), node, in: encoder.context) }
 
     private func encodeNilIfWritten(forKey key: Key) {
-        if encoder.context.encodesNils { object.set(name(key), .null) }
+        if encoder.context.encodesNils { set(key, .null) }
     }
 
-    mutating func encodeNil(forKey key: Key) { object.set(name(key), .null) }
-    mutating func encode(_ value: Bool, forKey key: Key) { object.set(name(key), .bool(value)) }
-    mutating func encode(_ value: String, forKey key: Key) { object.set(name(key), .string(value)) }
+    mutating func encodeNil(forKey key: Key) { set(key, .null) }
+    mutating func encode(_ value: Bool, forKey key: Key) { set(key, encoder.context.leaf(value)) }
+    mutating func encode(_ value: String, forKey key: Key) { set(key, encoder.context.leaf(value)) }
     mutating func encode(_ value: Double, forKey key: Key) throws {
-        object.set(name(key), try encoder.number(value, key: key))
+        set(key, try encoder.number(value, key: key))
     }
     mutating func encode(_ value: Float, forKey key: Key) throws {
-        object.set(name(key), try encoder.number(value, key: key))
+        set(key, try encoder.number(value, key: key))
     }
-    mutating func encode(_ value: Int, forKey key: Key) { object.set(name(key), .int(Int64(value))) }
-    mutating func encode(_ value: Int8, forKey key: Key) { object.set(name(key), .int(Int64(value))) }
-    mutating func encode(_ value: Int16, forKey key: Key) { object.set(name(key), .int(Int64(value))) }
-    mutating func encode(_ value: Int32, forKey key: Key) { object.set(name(key), .int(Int64(value))) }
-    mutating func encode(_ value: Int64, forKey key: Key) { object.set(name(key), .int(value)) }
-    mutating func encode(_ value: UInt, forKey key: Key) { object.set(name(key), .uint(UInt64(value))) }
-    mutating func encode(_ value: UInt8, forKey key: Key) { object.set(name(key), .uint(UInt64(value))) }
-    mutating func encode(_ value: UInt16, forKey key: Key) { object.set(name(key), .uint(UInt64(value))) }
-    mutating func encode(_ value: UInt32, forKey key: Key) { object.set(name(key), .uint(UInt64(value))) }
-    mutating func encode(_ value: UInt64, forKey key: Key) { object.set(name(key), .uint(value)) }
+    mutating func encode(_ value: Int, forKey key: Key) { set(key, encoder.context.leaf(Int64(value))) }
+    mutating func encode(_ value: Int8, forKey key: Key) { set(key, encoder.context.leaf(Int64(value))) }
+    mutating func encode(_ value: Int16, forKey key: Key) { set(key, encoder.context.leaf(Int64(value))) }
+    mutating func encode(_ value: Int32, forKey key: Key) { set(key, encoder.context.leaf(Int64(value))) }
+    mutating func encode(_ value: Int64, forKey key: Key) { set(key, encoder.context.leaf(value)) }
+    mutating func encode(_ value: UInt, forKey key: Key) { set(key, encoder.context.leaf(UInt64(value))) }
+    mutating func encode(_ value: UInt8, forKey key: Key) { set(key, encoder.context.leaf(UInt64(value))) }
+    mutating func encode(_ value: UInt16, forKey key: Key) { set(key, encoder.context.leaf(UInt64(value))) }
+    mutating func encode(_ value: UInt32, forKey key: Key) { set(key, encoder.context.leaf(UInt64(value))) }
+    mutating func encode(_ value: UInt64, forKey key: Key) { set(key, encoder.context.leaf(value)) }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        object.set(name(key), try encoder.box(value, key: key))
+        set(key, try encoder.box(value, key: key))
     }
 
     mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) {
@@ -94,31 +97,39 @@ struct FormKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtoco
         -> KeyedEncodingContainer<NestedKey>
     {
         let child = FormValueEncoder(context: encoder.context, parent: encoder, key: key)
-        if case .object(let existing) = object.value(for: name(key)) { child.store(.object(existing)) }
+        let name = name(key)
+        if case .object(let existing) = object.value(for: name, in: encoder.context) {
+            child.store(.object(existing))
+        }
         let container = child.container(keyedBy: NestedKey.self)
-        if case .some(let node) = child.node { object.set(name(key), node) }
+        if case .some(let node) = child.node { object.set(name, node, in: encoder.context) }
         return container
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
         let child = FormValueEncoder(context: encoder.context, parent: encoder, key: key)
-        if case .array(let existing) = object.value(for: name(key)) { child.store(.array(existing)) }
+        let name = name(key)
+        if case .array(let existing) = object.value(for: name, in: encoder.context) {
+            child.store(.array(existing))
+        }
         let container = child.unkeyedContainer()
-        if case .some(let node) = child.node { object.set(name(key), node) }
+        if case .some(let node) = child.node { object.set(name, node, in: encoder.context) }
         return container
     }
 
     mutating func superEncoder() -> any Encoder {
         let object = self.object
-        let name = encoder.context.name(FormCodingKey.superKey.stringValue)
-        return FormValueEncoder(context: encoder.context, parent: encoder, key: FormCodingKey.superKey) {
-            object.set(name, $0)
+        let context = encoder.context
+        let name = context.key(FormCodingKey.superKey.stringValue)
+        return FormValueEncoder(context: context, parent: encoder, key: FormCodingKey.superKey) {
+            object.set(name, $0, in: context)
         }
     }
 
     mutating func superEncoder(forKey key: Key) -> any Encoder {
         let object = self.object
+        let context = encoder.context
         let name = name(key)
-        return FormValueEncoder(context: encoder.context, parent: encoder, key: key) { object.set(name, $0) }
+        return FormValueEncoder(context: context, parent: encoder, key: key) { object.set(name, $0, in: context) }
     }
 }

@@ -9,7 +9,8 @@ struct FormParameterConverter {
         let object = FormObject()
         for (key, value) in dictionary {
             do {
-                object.set(context.name(key), try node(for: value))
+                let node = try node(for: value)
+                object.set(context.key(key), node, in: context)
             } catch {
                 throw error.prefixed(by: [key])
             }
@@ -32,7 +33,7 @@ struct FormParameterConverter {
 
     // swift-format-ignore: CyclomaticComplexity
     func node(for value: Any) throws(HTTPEncodingError) -> FormNode {
-        if let string = value as? String { return .string(string) }
+        if let string = value as? String { return context.leaf(string) }
         if let scalar = try exactScalar(value) { return scalar }
         switch value {
         case let optional as any OptionalParameter:
@@ -45,19 +46,19 @@ struct FormParameterConverter {
         case let array as [Any]:
             return try node(forArray: array)
         case let date as Date:
-            return .string(try context.dates.encode(date))
+            return context.leaf(try context.dates.encode(date))
         case let data as Data:
-            return .string(try context.data.encode(data))
+            return context.leaf(try context.data.encode(data))
         case let url as URL:
-            return .string(url.absoluteString)
+            return context.leaf(url.absoluteString)
         case let uuid as UUID:
-            return .string(uuid.uuidString)
+            return context.leaf(uuid.uuidString)
         case let decimal as Decimal:
-            return .string(decimal.description)
+            return context.leaf(decimal.description)
         case let substring as Substring:
-            return .string(String(substring))
+            return context.leaf(String(substring))
         case let character as Character:
-            return .string(String(character))
+            return context.leaf(String(character))
         case let number as NSNumber:
             return try node(for: number)
         case let encodable as any Encodable:
@@ -74,17 +75,17 @@ struct FormParameterConverter {
     /// `NSNumber` turns a `Bool` into an `Int` or back.
     private func exactScalar(_ value: Any) throws(HTTPEncodingError) -> FormNode? {
         switch value {
-        case let bool as Bool where type(of: value) == Bool.self: return .bool(bool)
-        case let int as Int where type(of: value) == Int.self: return .int(Int64(int))
-        case let int as Int8 where type(of: value) == Int8.self: return .int(Int64(int))
-        case let int as Int16 where type(of: value) == Int16.self: return .int(Int64(int))
-        case let int as Int32 where type(of: value) == Int32.self: return .int(Int64(int))
-        case let int as Int64 where type(of: value) == Int64.self: return .int(int)
-        case let uint as UInt where type(of: value) == UInt.self: return .uint(UInt64(uint))
-        case let uint as UInt8 where type(of: value) == UInt8.self: return .uint(UInt64(uint))
-        case let uint as UInt16 where type(of: value) == UInt16.self: return .uint(UInt64(uint))
-        case let uint as UInt32 where type(of: value) == UInt32.self: return .uint(UInt64(uint))
-        case let uint as UInt64 where type(of: value) == UInt64.self: return .uint(uint)
+        case let bool as Bool where type(of: value) == Bool.self: return context.leaf(bool)
+        case let int as Int where type(of: value) == Int.self: return context.leaf(Int64(int))
+        case let int as Int8 where type(of: value) == Int8.self: return context.leaf(Int64(int))
+        case let int as Int16 where type(of: value) == Int16.self: return context.leaf(Int64(int))
+        case let int as Int32 where type(of: value) == Int32.self: return context.leaf(Int64(int))
+        case let int as Int64 where type(of: value) == Int64.self: return context.leaf(int)
+        case let uint as UInt where type(of: value) == UInt.self: return context.leaf(UInt64(uint))
+        case let uint as UInt8 where type(of: value) == UInt8.self: return context.leaf(UInt64(uint))
+        case let uint as UInt16 where type(of: value) == UInt16.self: return context.leaf(UInt64(uint))
+        case let uint as UInt32 where type(of: value) == UInt32.self: return context.leaf(UInt64(uint))
+        case let uint as UInt64 where type(of: value) == UInt64.self: return context.leaf(uint)
         case let double as Double where type(of: value) == Double.self: return try finite(double)
         case let float as Float where type(of: value) == Float.self: return try finite(float)
         default: return nil
@@ -100,16 +101,16 @@ struct FormParameterConverter {
             throw HTTPEncodingError(
                 .unsupportedValue, value: value.description, reason: "a form cannot carry a non-finite number")
         }
-        return .string(value.description)
+        return context.leaf(value.description)
     }
 
     /// An `NSNumber` (as `JSONSerialization` makes): a bool when it holds one, else its integer or decimal value.
     private func node(for number: NSNumber) throws(HTTPEncodingError) -> FormNode {
         let kind = String(cString: number.objCType)
-        if kind == "c" || kind == "B" { return .bool(number.boolValue) }
+        if kind == "c" || kind == "B" { return context.leaf(number.boolValue) }
         if kind == "d" || kind == "f" { return try finite(number.doubleValue) }
-        if kind == "Q" || kind == "L" || kind == "I" || kind == "S" { return .uint(number.uint64Value) }
-        return .int(number.int64Value)
+        if kind == "Q" || kind == "L" || kind == "I" || kind == "S" { return context.leaf(number.uint64Value) }
+        return context.leaf(number.int64Value)
     }
 
     private func encode(_ value: some Encodable) throws(HTTPEncodingError) -> FormNode {

@@ -13,6 +13,10 @@ struct FormParser {
         case append
     }
 
+    /// The deepest key read, as `JSONDecoder` limits nesting: decoding recurses once per
+    /// level, so an attacker's `a[a][a]…` must not be able to exhaust the stack.
+    static let maximumDepth = 512
+
     private let dots: Bool
     let root = FormParsedObject()
 
@@ -40,6 +44,11 @@ struct FormParser {
             equals < pair.count ? PercentEncoding.decode(UnsafeBufferPointer(rebasing: pair[(equals + 1)...])) : nil
         let path = segments(of: name)
         guard case .name(let first) = path.first, !first.isEmpty else { return }
+        guard path.count <= Self.maximumDepth else {
+            throw HTTPEncodingError(
+                .malformedInput, keyPath: [first], value: String(name.prefix(100)),
+                reason: "the key nests \(path.count) levels deep; at most \(Self.maximumDepth) are read")
+        }
         try insert(.scalar(value), at: path, name: name)
     }
 

@@ -96,9 +96,10 @@ public struct FormStyle: Hashable, Sendable {
     public struct KeyOrder: Hashable, Sendable {
         let sorted: Bool
 
-        /// Sorted by the UTF-8 bytes of the written key at every level: the default, so the
-        /// same value always gives the same bytes (stable signatures, cacheable URLs).
-        /// Array elements always keep their order.
+        /// Sorted by the bytes of each key as written (percent-encoded) at every level: the
+        /// default, so the same value always gives the same bytes (stable signatures,
+        /// cacheable URLs), whatever order a dictionary yields its keys in and however its
+        /// strings are normalised. Array elements always keep their order.
         public static let sorted = KeyOrder(sorted: true)
         /// In the order the value encoded them (a Swift `Dictionary` has no stable order).
         public static let asEncoded = KeyOrder(sorted: false)

@@ -7,24 +7,24 @@ struct FormUnkeyedEncodingContainer: UnkeyedEncodingContainer {
     var count: Int { array.values.count }
 
     mutating func encodeNil() { array.values.append(.null) }
-    mutating func encode(_ value: Bool) { array.values.append(.bool(value)) }
-    mutating func encode(_ value: String) { array.values.append(.string(value)) }
+    mutating func encode(_ value: Bool) { array.values.append(encoder.context.leaf(value)) }
+    mutating func encode(_ value: String) { array.values.append(encoder.context.leaf(value)) }
     mutating func encode(_ value: Double) throws {
         array.values.append(try encoder.number(value, key: FormCodingKey(intValue: count)))
     }
     mutating func encode(_ value: Float) throws {
         array.values.append(try encoder.number(value, key: FormCodingKey(intValue: count)))
     }
-    mutating func encode(_ value: Int) { array.values.append(.int(Int64(value))) }
-    mutating func encode(_ value: Int8) { array.values.append(.int(Int64(value))) }
-    mutating func encode(_ value: Int16) { array.values.append(.int(Int64(value))) }
-    mutating func encode(_ value: Int32) { array.values.append(.int(Int64(value))) }
-    mutating func encode(_ value: Int64) { array.values.append(.int(value)) }
-    mutating func encode(_ value: UInt) { array.values.append(.uint(UInt64(value))) }
-    mutating func encode(_ value: UInt8) { array.values.append(.uint(UInt64(value))) }
-    mutating func encode(_ value: UInt16) { array.values.append(.uint(UInt64(value))) }
-    mutating func encode(_ value: UInt32) { array.values.append(.uint(UInt64(value))) }
-    mutating func encode(_ value: UInt64) { array.values.append(.uint(value)) }
+    mutating func encode(_ value: Int) { array.values.append(encoder.context.leaf(Int64(value))) }
+    mutating func encode(_ value: Int8) { array.values.append(encoder.context.leaf(Int64(value))) }
+    mutating func encode(_ value: Int16) { array.values.append(encoder.context.leaf(Int64(value))) }
+    mutating func encode(_ value: Int32) { array.values.append(encoder.context.leaf(Int64(value))) }
+    mutating func encode(_ value: Int64) { array.values.append(encoder.context.leaf(value)) }
+    mutating func encode(_ value: UInt) { array.values.append(encoder.context.leaf(UInt64(value))) }
+    mutating func encode(_ value: UInt8) { array.values.append(encoder.context.leaf(UInt64(value))) }
+    mutating func encode(_ value: UInt16) { array.values.append(encoder.context.leaf(UInt64(value))) }
+    mutating func encode(_ value: UInt32) { array.values.append(encoder.context.leaf(UInt64(value))) }
+    mutating func encode(_ value: UInt64) { array.values.append(encoder.context.leaf(value)) }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
         array.values.append(try encoder.box(value, key: FormCodingKey(intValue: count)))

@@ -135,9 +135,6 @@ final class FormValueDecoder: Decoder, SingleValueDecodingContainer {
         switch node {
         case .scalar(let text): return text ?? ""
         case .none: throw error(.valueNotFound, "no value")
-        case .list(let list) where list.values.count == 1:
-            if case .scalar(let text) = list.values[0] { return text ?? "" }
-            throw error(.typeMismatch, "expected a single value, found a \(kindName)")
         default: throw error(.typeMismatch, "expected a single value, found a \(kindName)")
         }
     }

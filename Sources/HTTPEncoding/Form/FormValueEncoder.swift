@@ -9,7 +9,7 @@ final class FormValueEncoder: Encoder, SingleValueEncodingContainer {
     let context: FormEncodingContext
     private let parent: FormValueEncoder?
     private let key: (any CodingKey)?
-    private(set) var node: FormNode?
+    @exclusivity(unchecked) private(set) var node: FormNode?
     /// Called when this encoder stores its value; used by `superEncoder()` to write into the parent.
     private var onStore: ((FormNode) -> Void)?
 
@@ -80,20 +80,20 @@ final class FormValueEncoder: Encoder, SingleValueEncodingContainer {
     // MARK: SingleValueEncodingContainer
 
     func encodeNil() { store(.null) }
-    func encode(_ value: Bool) { store(.bool(value)) }
-    func encode(_ value: String) { store(.string(value)) }
+    func encode(_ value: Bool) { store(context.leaf(value)) }
+    func encode(_ value: String) { store(context.leaf(value)) }
     func encode(_ value: Double) throws { store(try number(value, key: nil)) }
     func encode(_ value: Float) throws { store(try number(value, key: nil)) }
-    func encode(_ value: Int) { store(.int(Int64(value))) }
-    func encode(_ value: Int8) { store(.int(Int64(value))) }
-    func encode(_ value: Int16) { store(.int(Int64(value))) }
-    func encode(_ value: Int32) { store(.int(Int64(value))) }
-    func encode(_ value: Int64) { store(.int(value)) }
-    func encode(_ value: UInt) { store(.uint(UInt64(value))) }
-    func encode(_ value: UInt8) { store(.uint(UInt64(value))) }
-    func encode(_ value: UInt16) { store(.uint(UInt64(value))) }
-    func encode(_ value: UInt32) { store(.uint(UInt64(value))) }
-    func encode(_ value: UInt64) { store(.uint(value)) }
+    func encode(_ value: Int) { store(context.leaf(Int64(value))) }
+    func encode(_ value: Int8) { store(context.leaf(Int64(value))) }
+    func encode(_ value: Int16) { store(context.leaf(Int64(value))) }
+    func encode(_ value: Int32) { store(context.leaf(Int64(value))) }
+    func encode(_ value: Int64) { store(context.leaf(value)) }
+    func encode(_ value: UInt) { store(context.leaf(UInt64(value))) }
+    func encode(_ value: UInt8) { store(context.leaf(UInt64(value))) }
+    func encode(_ value: UInt16) { store(context.leaf(UInt64(value))) }
+    func encode(_ value: UInt32) { store(context.leaf(UInt64(value))) }
+    func encode(_ value: UInt64) { store(context.leaf(value)) }
     func encode<T: Encodable>(_ value: T) throws { store(try box(value, key: nil)) }
 
     // MARK: Boxing
@@ -109,7 +109,7 @@ final class FormValueEncoder: Encoder, SingleValueEncodingContainer {
                 .unsupportedValue, keyPath: keyPath(appending: key), value: value.description,
                 reason: "a form cannot carry a non-finite number")
         }
-        return .string(value.description)
+        return context.leaf(value.description)
     }
 
     /// Encodes `value`, found at `key` below this encoder, into a node.
@@ -118,12 +118,12 @@ final class FormValueEncoder: Encoder, SingleValueEncodingContainer {
     /// date and data strategies), as `JSONEncoder` treats them; other values encode
     /// themselves into a child encoder.
     func box<T: Encodable>(_ value: T, key: (any CodingKey)?) throws -> FormNode {
-        if T.self == String.self, let string = value as? String { return .string(string) }
-        if T.self == Int.self, let int = value as? Int { return .int(Int64(int)) }
-        if T.self == Bool.self, let bool = value as? Bool { return .bool(bool) }
+        if T.self == String.self, let string = value as? String { return context.leaf(string) }
+        if T.self == Int.self, let int = value as? Int { return context.leaf(Int64(int)) }
+        if T.self == Bool.self, let bool = value as? Bool { return context.leaf(bool) }
         if T.self == Date.self, let date = value as? Date {
             do {
-                return .string(try context.dates.encode(date))
+                return context.leaf(try context.dates.encode(date))
             } catch {
                 throw HTTPEncodingError(
                     error.code, keyPath: keyPath(appending: key), value: error.value, reason: error.reason,
@@ -132,16 +132,23 @@ final class FormValueEncoder: Encoder, SingleValueEncodingContainer {
         }
         if T.self == Data.self, let data = value as? Data {
             do {
-                return .string(try context.data.encode(data))
+                return context.leaf(try context.data.encode(data))
             } catch {
                 throw HTTPEncodingError(
                     error.code, keyPath: keyPath(appending: key), value: error.value, reason: error.reason,
                     underlying: error.underlying)
             }
         }
-        if T.self == URL.self, let url = value as? URL { return .string(url.absoluteString) }
-        if T.self == Decimal.self, let decimal = value as? Decimal { return .string(decimal.description) }
+        if T.self == [String].self, let strings = value as? [String] {
+            let mark = context.arena.count
+            let array = FormArray(capacity: strings.count)
+            for string in strings { array.values.append(context.leaf(string)) }
+            return key == nil ? .array(array) : context.freeze(.array(array), reclaimingFrom: mark)
+        }
+        if T.self == URL.self, let url = value as? URL { return context.leaf(url.absoluteString) }
+        if T.self == Decimal.self, let decimal = value as? Decimal { return context.leaf(decimal.description) }
         let child = FormValueEncoder(context: context, parent: self, key: key)
+        let mark = context.arena.count
         do {
             try value.encode(to: child)
         } catch let error as HTTPEncodingError {
@@ -156,6 +163,8 @@ final class FormValueEncoder: Encoder, SingleValueEncodingContainer {
                 .valueCodingFailed, keyPath: keyPath(appending: key), value: "\(T.self)",
                 reason: "the value's encode(to:) threw", underlying: error)
         }
-        return child.node ?? .object(FormObject())
+        // A value stored under a key is finished here: write it out compactly if it can be.
+        guard let node = child.node else { return .object(FormObject()) }
+        return key == nil ? node : context.freeze(node, reclaimingFrom: mark)
     }
 }

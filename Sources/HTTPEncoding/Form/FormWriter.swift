@@ -2,26 +2,32 @@ import Foundation
 
 /// Writes a ``FormNode`` tree as `application/x-www-form-urlencoded` bytes in one pass.
 ///
-/// The key of the pair being written lives in one byte buffer, ``key``: entering an
-/// object or array appends one percent-encoded segment and leaving it truncates the
-/// buffer back, so each key segment is encoded once and no prefix string is ever
-/// rebuilt. Output goes into one growing byte array. The cost is linear in the size
-/// of the output, plus the sorting of each object's keys.
+/// Keys and values were percent-encoded into the arena while encoding; writing copies
+/// byte ranges. The key of the pair being written lives in one buffer, ``key``: entering
+/// an object or array appends one segment and leaving it truncates the buffer back, so
+/// no key prefix is ever rebuilt. The cost is linear in the size of the output, plus
+/// sorting each object's keys.
 struct FormWriter {
-    private(set) var out: [UInt8] = []
+    private var out: FormBytes
     private var key: [UInt8] = []
+    private let arena: UnsafeBufferPointer<UInt8>
     private let style: FormStyle
-    private let plusForSpace: Bool
-    private let open: [UInt8]
-    private let close: [UInt8]
+    private let literalBrackets: Bool
 
-    init(style: FormStyle, plusForSpace: Bool) {
+    /// A writer reading leaves and keys from `arena`, which must outlive it.
+    init(style: FormStyle, arena: UnsafeBufferPointer<UInt8>) {
         self.style = style
-        self.plusForSpace = plusForSpace
-        open = style.brackets.literal ? [UInt8(ascii: "[")] : Array("%5B".utf8)
-        close = style.brackets.literal ? [UInt8(ascii: "]")] : Array("%5D".utf8)
+        self.arena = arena
+        literalBrackets = style.brackets.literal
         key.reserveCapacity(256)
+        out = FormBytes(capacity: arena.count + arena.count / 4 + 64)
     }
+
+    /// The written bytes; the writer must not be used again.
+    consuming func takeData() -> Data { out.takeData() }
+
+    /// Frees the output of a write that failed; the writer must not be used again.
+    consuming func discardOutput() { out.free() }
 
     /// Writes a top-level value, which must be an object: a form is a list of named values.
     mutating func writeRoot(_ node: FormNode) throws(HTTPEncodingError) {
@@ -34,49 +40,45 @@ struct FormWriter {
                 reason: "a form needs named values at the top level: encode a struct or a dictionary, not an array")
         case .null:
             return
-        default:
+        case .fragment:
             throw HTTPEncodingError(
-                .unsupportedValue, value: Self.text(of: node),
+                .unsupportedValue, value: "container",
+                reason: "a form needs named values at the top level: encode a struct or a dictionary")
+        case .leaf(let slice):
+            throw HTTPEncodingError(
+                .unsupportedValue, value: text(slice),
                 reason: "a form needs named values at the top level: encode a struct or a dictionary, not a scalar")
         }
     }
 
     private mutating func writeObject(_ object: FormObject, isRoot: Bool) throws(HTTPEncodingError) {
         let base = key.count
-        let keys = object.keys
-        let values = object.values
-        if style.keyOrder.sorted {
-            var order = Array(keys.indices)
-            order.sort { Self.precedes(keys[$0], keys[$1]) }
-            for position in order {
-                try writeMember(keys[position], values[position], isRoot: isRoot, base: base)
-            }
-        } else {
-            for position in keys.indices {
-                try writeMember(keys[position], values[position], isRoot: isRoot, base: base)
-            }
+        let members = object.members
+        for position in FormMemberOrder.positions(of: members, arena: arena, sorted: style.keyOrder.sorted) {
+            try writeMember(members[position].key, members[position].value, isRoot: isRoot, base: base)
         }
     }
 
     @inline(__always)
     private mutating func writeMember(
-        _ name: String, _ value: FormNode, isRoot: Bool, base: Int
+        _ name: FormSlice, _ value: FormNode, isRoot: Bool, base: Int
     )
         throws(HTTPEncodingError)
     {
-        if !isRoot {
-            if style.nesting.dots {
-                key.append(UInt8(ascii: "."))
-            } else {
-                key.append(contentsOf: open)
-            }
+        if isRoot {
+            key.append(contentsOf: bytes(name))
+        } else if style.nesting.dots {
+            key.append(UInt8(ascii: "."))
+            key.append(contentsOf: bytes(name))
+        } else {
+            appendBracket(open: true)
+            key.append(contentsOf: bytes(name))
+            appendBracket(open: false)
         }
-        PercentEncoding.append(name, plusForSpace: plusForSpace, to: &key)
-        if !isRoot && !style.nesting.dots { key.append(contentsOf: close) }
         do {
             try write(value)
         } catch {
-            throw error.prefixed(by: [name])
+            throw error.prefixed(by: [PercentEncoding.decode(bytes(name))])
         }
         key.removeSubrange(base...)
     }
@@ -86,17 +88,17 @@ struct FormWriter {
         for (position, element) in array.values.enumerated() {
             switch style.arrays.kind {
             case .brackets:
-                key.append(contentsOf: open)
-                key.append(contentsOf: close)
+                appendBracket(open: true)
+                appendBracket(open: false)
             case .indexed:
-                key.append(contentsOf: open)
-                Self.appendDigits(UInt64(position), to: &key)
-                key.append(contentsOf: close)
+                appendBracket(open: true)
+                FormEncodingContext.appendDigits(UInt64(position), to: &key)
+                appendBracket(open: false)
             case .noBrackets:
                 switch element {
-                case .object, .array:
+                case .object, .array, .fragment:
                     throw HTTPEncodingError(
-                        .unsupportedValue, keyPath: [String(position)], value: Self.text(of: element),
+                        .unsupportedValue, keyPath: [String(position)], value: Self.kind(of: element),
                         reason: "arrays without brackets (key=a&key=b) can only hold scalars; "
                             + "use FormStyle.Arrays.indexed or .brackets for arrays of arrays or objects")
                 default:
@@ -114,95 +116,74 @@ struct FormWriter {
 
     private mutating func write(_ node: FormNode) throws(HTTPEncodingError) {
         switch node {
+        case .leaf(let slice):
+            startPair()
+            out.append(UInt8(ascii: "="))
+            out.append(contentsOf: bytes(slice))
+        case .fragment(let slice):
+            // "&piece&piece…": each piece is the rest of a pair below the current key.
+            var index = Int(slice.start)
+            let end = Int(slice.end)
+            while index < end {
+                index += 1
+                var next = index
+                while next < end, arena[next] != UInt8(ascii: "&") { next += 1 }
+                startPair()
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: arena[index..<next]))
+                index = next
+            }
         case .object(let object):
             try writeObject(object, isRoot: false)
         case .array(let array):
             try writeArray(array)
-        case .string(let string):
-            startPair()
-            PercentEncoding.append(string, plusForSpace: plusForSpace, to: &out)
-        case .int(let int):
-            startPair()
-            if int < 0 { out.append(UInt8(ascii: "-")) }
-            Self.appendDigits(int.magnitude, to: &out)
-        case .uint(let uint):
-            startPair()
-            Self.appendDigits(uint, to: &out)
-        case .bool(let bool):
-            startPair()
-            if style.bools.literal {
-                out.append(contentsOf: bool ? Self.trueText : Self.falseText)
-            } else {
-                out.append(bool ? UInt8(ascii: "1") : UInt8(ascii: "0"))
-            }
         case .null:
             switch style.nils.kind {
             case .omit:
                 return
             case .emptyValue:
                 startPair()
+                out.append(UInt8(ascii: "="))
             case .keyOnly:
-                if !out.isEmpty { out.append(UInt8(ascii: "&")) }
-                out.append(contentsOf: key)
+                startPair()
             }
         }
     }
 
-    /// Writes `&` (after the first pair), the current key and `=`.
+    /// Appends `[` or `]` to the key, or `%5B` or `%5D`.
+    @inline(__always)
+    private mutating func appendBracket(open: Bool) {
+        if literalBrackets {
+            key.append(open ? UInt8(ascii: "[") : UInt8(ascii: "]"))
+        } else {
+            key.append(UInt8(ascii: "%"))
+            key.append(UInt8(ascii: "5"))
+            key.append(open ? UInt8(ascii: "B") : UInt8(ascii: "D"))
+        }
+    }
+
+    /// Appends `&` (after the first pair) and the current key.
     @inline(__always)
     private mutating func startPair() {
         if !out.isEmpty { out.append(UInt8(ascii: "&")) }
-        out.append(contentsOf: key)
-        out.append(UInt8(ascii: "="))
+        key.withUnsafeBufferPointer { out.append(contentsOf: $0) }
     }
 
-    private static let trueText: [UInt8] = Array("true".utf8)
-    private static let falseText: [UInt8] = Array("false".utf8)
-
-    private static func appendDigits(_ value: UInt64, to buffer: inout [UInt8]) {
-        var width = 1
-        var probe = value
-        while probe >= 10 {
-            probe /= 10
-            width += 1
-        }
-        let start = buffer.count
-        buffer.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: width))
-        var rest = value
-        var index = start + width - 1
-        while rest > 0 {
-            buffer[index] = UInt8(rest % 10) + 0x30
-            rest /= 10
-            index -= 1
-        }
+    @inline(__always)
+    private func bytes(_ slice: FormSlice) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: arena[slice.range])
     }
 
-    /// Orders keys by their UTF-8 bytes, so the order never depends on Unicode
-    /// normalisation or on the order a dictionary happened to yield them.
-    private static func precedes(_ lhs: String, _ rhs: String) -> Bool {
-        var lhs = lhs
-        var rhs = rhs
-        return lhs.withUTF8 { left in
-            rhs.withUTF8 { right in
-                let common = min(left.count, right.count)
-                if common > 0, let leftBase = left.baseAddress, let rightBase = right.baseAddress {
-                    let order = memcmp(leftBase, rightBase, common)
-                    if order != 0 { return order < 0 }
-                }
-                return left.count < right.count
-            }
-        }
+    private func text(_ slice: FormSlice) -> String {
+        String(decoding: bytes(slice), as: UTF8.self)
     }
 
-    private static func text(of node: FormNode) -> String {
+    private static func kind(of node: FormNode) -> String {
         switch node {
-        case .string(let string): return string
-        case .int(let int): return String(int)
-        case .uint(let uint): return String(uint)
-        case .bool(let bool): return String(bool)
+        case .leaf: return "value"
         case .null: return "nil"
         case .object: return "object"
         case .array: return "array"
+        case .fragment: return "container"
         }
     }
 }

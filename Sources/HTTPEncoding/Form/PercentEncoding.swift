@@ -2,10 +2,11 @@
 /// §2.3 (`A-Z a-z 0-9 - . _ ~`), and the matching decoder of the WHATWG URL Standard's
 /// application/x-www-form-urlencoded parser.
 enum PercentEncoding {
-    /// `true` at every byte that §2.3 lets stand for itself.
-    static let unreserved: [Bool] = (0..<256).map { value in
-        switch UInt8(value) {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+    /// Whether RFC 3986 §2.3 lets `byte` stand for itself.
+    @inline(__always)
+    static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
             UInt8(ascii: "~"):
             return true
@@ -14,30 +15,9 @@ enum PercentEncoding {
         }
     }
 
-    static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
-
-    /// Appends the UTF-8 of `string`, percent-encoded, to `out`; a space becomes `+` when
-    /// `plusForSpace`, else `%20`.
     @inline(__always)
-    static func append(_ string: String, plusForSpace: Bool, to out: inout [UInt8]) {
-        var string = string
-        string.withUTF8 { bytes in
-            unreserved.withUnsafeBufferPointer { table in
-                hexDigits.withUnsafeBufferPointer { hex in
-                    for byte in bytes {
-                        if table[Int(byte)] {
-                            out.append(byte)
-                        } else if byte == 0x20 && plusForSpace {
-                            out.append(UInt8(ascii: "+"))
-                        } else {
-                            out.append(UInt8(ascii: "%"))
-                            out.append(hex[Int(byte >> 4)])
-                            out.append(hex[Int(byte & 0x0F)])
-                        }
-                    }
-                }
-            }
-        }
+    static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? value + UInt8(ascii: "0") : value + (UInt8(ascii: "A") - 10)
     }
 
     /// Decodes `bytes` as one name or value of a form: `+` is a space, `%XY` the byte

@@ -1,0 +1,53 @@
+import Foundation
+import HTTPCore
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension HTTPRequest {
+    /// The `URLRequest` for this request's method, URL and header fields (not its body).
+    ///
+    /// Repeated fields are combined into one (`, `-separated, `; ` for `Cookie`), as
+    /// RFC 9110 §5.3 allows: `URLRequest` keeps one value per name. `Content-Length` and
+    /// `Transfer-Encoding` are left out: URLSession frames the body itself, and a request
+    /// that carries both (RFC 9112 §6.3) is rejected by servers.
+    /// - Parameter idleTimeout: The idle timeout, rounded up to whole seconds.
+    /// - Throws: ``ClientError/Code/invalidRequest`` when the URL is not absolute `http(s)`.
+    func makeURLRequest(idleTimeout: Duration?) throws(ClientError) -> URLRequest {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
+            throw ClientError(
+                .invalidRequest, "the URL \(url.absoluteString) is not an absolute http or https URL", request: self)
+        }
+        var urlRequest = URLRequest(url: url)
+        urlRequest.httpMethod = method.rawValue
+        urlRequest.httpShouldHandleCookies = false
+        urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
+        if let interval = URLSessionTransport.timeoutInterval(for: idleTimeout) {
+            urlRequest.timeoutInterval = interval
+        }
+        var seen: Set<HTTPFieldName> = []
+        for field in headerFields where !seen.contains(field.name) {
+            seen.insert(field.name)
+            if field.name == .contentLength || field.name == .transferEncoding { continue }
+            urlRequest.setValue(headerFields[field.name], forHTTPHeaderField: field.name.rawName)
+        }
+        return urlRequest
+    }
+}
+
+extension URLSessionTransport {
+    /// The `URLRequest.timeoutInterval` for an idle timeout: whole seconds, rounded up, at least 1.
+    ///
+    /// URLSession on Linux truncates the interval to whole seconds (0.5 s would time out at
+    /// once), so sub-second precision is left to the client's own deadline.
+    /// - Parameter idleTimeout: The idle timeout, if any.
+    /// - Returns: The interval in seconds, or `nil` to keep the session's default.
+    static func timeoutInterval(for idleTimeout: Duration?) -> TimeInterval? {
+        guard let idleTimeout else { return nil }
+        let (seconds, attoseconds) = idleTimeout.components
+        guard seconds >= 0 else { return 1 }
+        let whole = seconds + (attoseconds > 0 ? 1 : 0)
+        return TimeInterval(max(1, whole))
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+/// The `InputStream` URLSession on Linux reads a stream or file body from.
+///
+/// swift-corelibs-foundation reads `httpBodyStream` from libcurl's read callback: it asks
+/// `hasBytesAvailable`, and a `false` there ends the body. So this stream says `true`
+/// until the body has really ended and its `read` blocks until bytes exist (see
+/// ``URLSessionBodyPump``).
+///
+/// Thread-safe although `InputStream` cannot be `Sendable`: `status` and `error` are read
+/// and written under `lock`, and the pump is itself thread-safe.
+final class URLSessionBodyStream: InputStream {
+    private let pump: URLSessionBodyPump
+    private let lock = NSLock()
+    private var status = Stream.Status.notOpen
+    private var error: (any Error)?
+
+    init(pump: URLSessionBodyPump) {
+        self.pump = pump
+        super.init(data: Data())
+    }
+
+    override func open() {
+        lock.lock()
+        if status == .notOpen { status = .open }
+        lock.unlock()
+        pump.start()
+    }
+
+    override func close() {
+        lock.lock()
+        status = .closed
+        lock.unlock()
+    }
+
+    override var streamStatus: Stream.Status {
+        lock.lock()
+        defer { lock.unlock() }
+        return status
+    }
+
+    override var streamError: (any Error)? {
+        lock.lock()
+        defer { lock.unlock() }
+        return error
+    }
+
+    override var hasBytesAvailable: Bool { pump.hasBytesAvailable }
+
+    override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {
+        let count = pump.read(into: buffer, maxLength: len)
+        lock.lock()
+        if count == 0 {
+            status = .atEnd
+        } else if count < 0 {
+            status = .error
+            error = URLError(.requestBodyStreamExhausted)
+        }
+        lock.unlock()
+        return count
+    }
+
+    override func getBuffer(
+        _ buffer: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, length len: UnsafeMutablePointer<Int>
+    ) -> Bool {
+        false
+    }
+
+    override func property(forKey key: Stream.PropertyKey) -> AnyObject? { nil }
+
+    override func setProperty(_ property: AnyObject?, forKey key: Stream.PropertyKey) -> Bool { false }
+
+    override func schedule(in aRunLoop: RunLoop, forMode mode: RunLoop.Mode) {}
+
+    override func remove(from aRunLoop: RunLoop, forMode mode: RunLoop.Mode) {}
+}
+
+extension URLSessionBodyPump {
+    /// The stream URLSession reads the body from.
+    func makeInputStream() -> InputStream {
+        URLSessionBodyStream(pump: self)
+    }
+}
+#else
+extension URLSessionBodyPump {
+    /// The stream URLSession reads the body from: the reading end of a bound stream pair
+    /// that a dedicated thread fills from the pump (CFNetwork cannot read from a Swift
+    /// `InputStream` subclass; a bound pair's writes block while its buffer is full).
+    func makeInputStream() -> InputStream {
+        var input: InputStream?
+        var output: OutputStream?
+        Stream.getBoundStreams(withBufferSize: 256 * 1024, inputStream: &input, outputStream: &output)
+        guard let input, let output else { return InputStream(data: Data()) }
+        let writer = BoundStreamWriter(pump: self, output: output)
+        Thread.detachNewThread { writer.run() }
+        return input
+    }
+}
+
+/// Copies a pump into the writing end of a bound stream pair, on its own thread.
+///
+/// `@unchecked Sendable`: the output stream is used only by the writer thread after `run` starts.
+private final class BoundStreamWriter: @unchecked Sendable {
+    let pump: URLSessionBodyPump
+    let output: OutputStream
+
+    init(pump: URLSessionBodyPump, output: OutputStream) {
+        self.pump = pump
+        self.output = output
+    }
+
+    func run() {
+        output.open()
+        defer { output.close() }
+        let size = 64 * 1024
+        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: size)
+        defer { buffer.deallocate() }
+        while true {
+            let count = pump.read(into: buffer, maxLength: size)
+            if count <= 0 { return }
+            var written = 0
+            while written < count {
+                let result = output.write(buffer + written, maxLength: count - written)
+                if result <= 0 {
+                    pump.close()
+                    return
+                }
+                written += result
+            }
+        }
+    }
+}
+#endif

@@ -1,0 +1,95 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The one session delegate of a ``URLSessionTransport``: routes every callback to the
+/// transfer of its task, found by task identifier.
+///
+/// URLSession on Linux never calls per-task delegates, so all callbacks come here. They
+/// arrive on the session's serial delegate queue.
+///
+/// `@unchecked Sendable`: the only mutable state, `transfers`, is read and written under `lock`.
+final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    private let lock = NSLock()
+    private var transfers: [Int: URLSessionTransfer] = [:]
+
+    /// Routes the callbacks of `task` to `transfer` until the task completes.
+    func register(_ transfer: URLSessionTransfer, for task: URLSessionTask) {
+        lock.lock()
+        transfers[task.taskIdentifier] = transfer
+        lock.unlock()
+    }
+
+    /// Stops routing callbacks of `task`.
+    func unregister(_ task: URLSessionTask) {
+        lock.lock()
+        transfers[task.taskIdentifier] = nil
+        lock.unlock()
+    }
+
+    /// The number of tasks still routed, for tests.
+    var activeTransferCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return transfers.count
+    }
+
+    private func transfer(for task: URLSessionTask) -> URLSessionTransfer? {
+        lock.lock()
+        defer { lock.unlock() }
+        return transfers[task.taskIdentifier]
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        guard let transfer = transfer(for: dataTask) else { return completionHandler(.cancel) }
+        completionHandler(transfer.didReceive(response) ? .allow : .cancel)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        guard let transfer = transfer(for: dataTask) else { return }
+        if !transfer.didReceive(data) { URLSessionTransfer.cancelLater(dataTask) }
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
+        totalBytesExpectedToSend: Int64
+    ) {
+        transfer(for: task)?.didSend(totalBytesSent: totalBytesSent)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        lock.lock()
+        let transfer = transfers.removeValue(forKey: task.taskIdentifier)
+        lock.unlock()
+        transfer?.didComplete(error: error)
+    }
+
+    /// Redirects are the client's business: completing with `nil` hands the 3xx back.
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
+    }
+
+    /// A stream body cannot be read twice: the task fails rather than sending a partial body.
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask,
+        needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void
+    ) {
+        completionHandler(nil)
+    }
+
+    /// Responses are never cached by this transport.
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, willCacheResponse proposedResponse: CachedURLResponse,
+        completionHandler: @escaping @Sendable (CachedURLResponse?) -> Void
+    ) {
+        completionHandler(nil)
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import HTTPCore
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension URLSessionTransport {
+    /// The error `send` throws for a URLSession failure.
+    ///
+    /// `URLError.cancelled` becomes `CancellationError`; every other failure becomes a
+    /// ``ClientError`` with the request, the response head when one arrived, and the
+    /// URLSession error as ``ClientError/underlying``.
+    /// - Parameters:
+    ///   - error: What URLSession reported.
+    ///   - request: The request that failed.
+    ///   - response: The response head, if it arrived.
+    /// - Returns: `CancellationError` or a ``ClientError``.
+    static func mapError(_ error: any Error, request: HTTPRequest, response: HTTPResponse?) -> any Error {
+        if error is ClientError || error is CancellationError { return error }
+        guard let urlError = error as? URLError else {
+            return ClientError(
+                .transport, "the request failed: \(error)", request: request, response: response, underlying: error)
+        }
+        if urlError.code == .cancelled { return CancellationError() }
+        let (code, what) = classify(urlError.code)
+        return ClientError(
+            code, "\(what) (URLError \(urlError.code.rawValue))", request: request, response: response,
+            underlying: urlError)
+    }
+
+    /// The ``ClientError/Code`` and a description for a URLError code.
+    private static func classify(_ code: URLError.Code) -> (ClientError.Code, String) {
+        switch code {
+        case .cannotFindHost, .dnsLookupFailed:
+            return (.cannotConnect, "the host name could not be resolved")
+        case .cannotConnectToHost, .notConnectedToInternet, .internationalRoamingOff, .callIsActive,
+            .dataNotAllowed:
+            return (.cannotConnect, "no connection to the host could be made")
+        case .secureConnectionFailed, .serverCertificateHasBadDate, .serverCertificateUntrusted,
+            .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid, .clientCertificateRejected,
+            .clientCertificateRequired:
+            return (.cannotConnect, "the TLS connection could not be established")
+        case .networkConnectionLost:
+            return (.connectionLost, "the connection was lost before the response was complete")
+        case .timedOut:
+            return (.timedOut, "no data moved within the idle timeout")
+        case .badServerResponse, .cannotParseResponse, .cannotDecodeRawData, .cannotDecodeContentData,
+            .zeroByteResource:
+            return (.invalidResponse, "the response could not be read as HTTP")
+        case .badURL, .unsupportedURL, .requestBodyStreamExhausted, .appTransportSecurityRequiresSecureConnection:
+            return (.invalidRequest, "the request could not be sent as described")
+        case .dataLengthExceedsMaximum:
+            return (.responseTooLarge, "the response is larger than URLSession accepts")
+        case .cannotCreateFile, .cannotOpenFile, .cannotWriteToFile, .cannotCloseFile, .cannotMoveFile,
+            .cannotRemoveFile:
+            return (.fileWriteFailed, "the downloaded file could not be written")
+        default:
+            return (.transport, "URLSession failed")
+        }
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+import HTTPCore
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The default transport: sends requests with one `URLSession`, on Linux and Apple platforms.
+///
+/// The transport sends each request once, exactly as given, and hands back what the
+/// server answered: it does not follow redirects (a 3xx comes back as it is), keep
+/// cookies or cache responses, so the client and its interceptors decide all of that.
+///
+/// - Request bodies: bytes go out as one buffer with `Content-Length`; streams and files go
+///   out chunked, read in constant memory (a file may instead be uploaded with
+///   `Content-Length`: see ``Configuration/fileUploadMode``). `Content-Length` and
+///   `Transfer-Encoding` in the request's fields are replaced by the framing the body needs.
+/// - Response bodies: buffered, written to a file, or streamed, as
+///   ``TransportOptions/responseBody`` asks.
+/// - Cancelling the task that awaits ``send(_:options:)`` cancels the network request and
+///   throws `CancellationError` at once.
+///
+/// URLSession on Linux (swift-corelibs-foundation) has limits this transport works around
+/// or documents: the idle timeout is rounded up to whole seconds, a streamed response has
+/// no backpressure (hence the buffer limit of ``ResponseBodyMode/stream(bufferLimit:)``),
+/// and server-trust challenges never reach a delegate, so certificate pinning is
+/// available only on Apple platforms. Header fields are sent and received through
+/// dictionaries: repeated request fields are combined into one line (RFC 9110 §5.3), and
+/// response fields arrive sorted by name.
+///
+/// ```swift
+/// let transport = URLSessionTransport(configuration: .init(maximumConnectionsPerHost: 32))
+/// let request = HTTPRequest(url: URL(string: "https://example.com/")!)
+/// let response = try await transport.send(request, options: TransportOptions())
+/// if case .data(let bytes) = response.body { print(response.head.status, bytes.count) }
+/// ```
+public final class URLSessionTransport: ClientTransport {
+    /// How a ``URLSessionTransport`` sends file bodies.
+    public enum FileUploadMode: Sendable, Hashable {
+        /// Read the file in chunks and send it chunked, without `Content-Length` (fast).
+        case stream
+        /// Let URLSession upload the file with `Content-Length` (for servers that refuse
+        /// chunked bodies; several times slower with URLSession on Linux).
+        case contentLength
+    }
+
+    /// Settings of a ``URLSessionTransport``.
+    public struct Configuration: Sendable, Hashable {
+        /// The most connections open at once to one host (URLSession's default is 6).
+        public var maximumConnectionsPerHost: Int
+        /// How file bodies are sent.
+        public var fileUploadMode: FileUploadMode
+        /// The size of the chunks a stream or file body is read in, in bytes.
+        public var uploadChunkSize: Int
+
+        /// Creates settings.
+        /// - Parameters:
+        ///   - maximumConnectionsPerHost: The most connections per host; 64 by default.
+        ///   - fileUploadMode: How file bodies are sent; chunked by default.
+        ///   - uploadChunkSize: The chunk size for reading stream and file bodies; 256 KiB by default.
+        public init(
+            maximumConnectionsPerHost: Int = 64, fileUploadMode: FileUploadMode = .stream,
+            uploadChunkSize: Int = 256 * 1024
+        ) {
+            self.maximumConnectionsPerHost = max(1, maximumConnectionsPerHost)
+            self.fileUploadMode = fileUploadMode
+            self.uploadChunkSize = max(1024, uploadChunkSize)
+        }
+    }
+
+    /// The settings this transport was made with.
+    public let configuration: Configuration
+    /// The most connections open at once to one host.
+    public var maximumConnectionsPerHost: Int { configuration.maximumConnectionsPerHost }
+
+    let session: URLSession
+    let delegate: URLSessionTransportDelegate
+
+    /// Creates a transport with its own ephemeral session: no cookies, no cache.
+    /// - Parameter configuration: The transport's settings.
+    public convenience init(configuration: Configuration = Configuration()) {
+        let sessionConfiguration = URLSessionConfiguration.ephemeral
+        sessionConfiguration.urlCache = nil
+        sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        self.init(sessionConfiguration: sessionConfiguration, configuration: configuration)
+    }
+
+    /// Creates a transport whose session uses a copy of `sessionConfiguration`.
+    ///
+    /// The copy gets ``Configuration/maximumConnectionsPerHost`` and has cookie handling
+    /// turned off (no cookie storage, no `Cookie` fields added): the client decides what
+    /// a request carries. Caching, proxies and TLS settings are kept as given.
+    /// - Parameters:
+    ///   - sessionConfiguration: The session settings to start from.
+    ///   - configuration: The transport's settings.
+    public init(sessionConfiguration: URLSessionConfiguration, configuration: Configuration = Configuration()) {
+        let copy = (sessionConfiguration.copy() as? URLSessionConfiguration) ?? .ephemeral
+        copy.httpMaximumConnectionsPerHost = configuration.maximumConnectionsPerHost
+        copy.httpShouldSetCookies = false
+        copy.httpCookieStorage = nil
+        copy.httpCookieAcceptPolicy = .never
+        let delegate = URLSessionTransportDelegate()
+        let queue = OperationQueue()
+        queue.name = "Heron.URLSessionTransport.delegate"
+        queue.maxConcurrentOperationCount = 1
+        self.configuration = configuration
+        self.delegate = delegate
+        self.session = URLSession(configuration: copy, delegate: delegate, delegateQueue: queue)
+    }
+
+    deinit {
+        let session = self.session
+        Self.submitQueue.async { session.finishTasksAndInvalidate() }
+    }
+
+    /// Sends `request` once and returns the response head and body.
+    ///
+    /// - Parameters:
+    ///   - request: The request, with an absolute `http` or `https` URL.
+    ///   - options: Where the body goes, the idle timeout (rounded up to whole seconds,
+    ///     at least one) and a progress callback.
+    /// - Returns: The response head and the body in the form asked for; for
+    ///   ``ResponseBodyMode/stream(bufferLimit:)`` this returns once the head arrives.
+    /// - Throws: `CancellationError` when the task is cancelled; ``ClientError`` otherwise:
+    ///   ``ClientError/Code/cannotConnect``, ``ClientError/Code/connectionLost``,
+    ///   ``ClientError/Code/truncatedBody``, ``ClientError/Code/timedOut``,
+    ///   ``ClientError/Code/invalidResponse``, ``ClientError/Code/responseTooLarge``,
+    ///   ``ClientError/Code/fileWriteFailed``, ``ClientError/Code/invalidRequest`` or
+    ///   ``ClientError/Code/transport``.
+    public func send(_ request: HTTPRequest, options: TransportOptions) async throws -> TransportResponse {
+        try Task.checkCancellation()
+        let urlRequest = try request.makeURLRequest(idleTimeout: options.idleTimeout)
+        let transfer = URLSessionTransfer(request: request, options: options)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                guard transfer.prepare(continuation) else { return }
+                // URLSession's task calls wait for its work queue, which a body read can hold:
+                // make them on a queue of ours, never on a cooperative thread.
+                Self.submitQueue.async { [self] in
+                    var urlRequest = urlRequest
+                    let task = makeTask(for: request, urlRequest: &urlRequest, transfer: transfer)
+                    delegate.register(transfer, for: task)
+                    if transfer.start(task) {
+                        task.resume()
+                    } else {
+                        delegate.unregister(task)
+                        task.cancel()
+                    }
+                }
+            }
+        } onCancel: {
+            transfer.cancel()
+        }
+    }
+
+    /// The queue that creates, starts and invalidates URLSession tasks and sessions.
+    static let submitQueue = DispatchQueue(label: "Heron.URLSessionTransport.submit")
+
+    /// Attaches the body to `urlRequest` and makes the task that sends it.
+    private func makeTask(
+        for request: HTTPRequest, urlRequest: inout URLRequest, transfer: URLSessionTransfer
+    ) -> URLSessionTask {
+        guard let body = request.body else { return session.dataTask(with: urlRequest) }
+        switch body.source {
+        case .data(let data):
+            urlRequest.httpBody = data
+            return session.dataTask(with: urlRequest)
+        case .file(let url) where configuration.fileUploadMode == .contentLength:
+            return session.uploadTask(with: urlRequest, fromFile: url)
+        case .file, .stream:
+            let pump = URLSessionBodyPump(body: body, chunkSize: configuration.uploadChunkSize) { error in
+                transfer.bodyFailed(error)
+            }
+            transfer.attach(pump)
+            urlRequest.httpBodyStream = pump.makeInputStream()
+            return session.dataTask(with: urlRequest)
+        }
+    }
+}

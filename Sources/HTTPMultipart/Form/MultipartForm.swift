@@ -1,0 +1,156 @@
+import Foundation
+import HTTPCore
+
+/// A `multipart/form-data` form (RFC 7578): an ordered list of parts and a boundary.
+///
+/// Add text fields, bytes, files, streams and custom parts, then encode the form in one
+/// of three ways that all write the same bytes for the same form and boundary:
+/// ``encodedInMemory()`` for small forms, ``encode(toFileAt:chunkSize:)`` to stream a
+/// large form to disk in fixed-size chunks, and ``streamingBody(chunkSize:)`` for a body
+/// the client sends directly, never writing a temporary file. ``encoded(memoryThreshold:temporaryDirectory:)``
+/// picks memory or disk by size.
+///
+/// Files are not read when added: their size comes from `stat`, so the form's
+/// ``contentLength`` is known before anything is read, and a 1 GiB file is encoded with
+/// memory bounded by one chunk.
+///
+/// ```swift
+/// var form = MultipartForm()
+/// try form.append(name: "title", value: "Holiday")
+/// try form.append(name: "photo", fileAt: URL(fileURLWithPath: "/tmp/beach.jpg"))  // image/jpeg, beach.jpg
+/// try form.append(name: "notes", data: Data("…".utf8), filename: "notes.txt")
+///
+/// let encoded = form.streamingBody()
+/// print(encoded.contentType)    // multipart/form-data; boundary=Heron-…
+/// print(encoded.contentLength)  // the exact byte count, computed up front
+/// ```
+public struct MultipartForm: Sendable {
+    /// The default size above which ``encoded(memoryThreshold:temporaryDirectory:)`` writes
+    /// to disk: 10 MB, as Alamofire's `MultipartFormData.encodingMemoryThreshold`.
+    public static let defaultMemoryThreshold: Int64 = 10_000_000
+    /// The default chunk size for disk and streaming output: 1 MiB.
+    public static let defaultChunkSize = 1 << 20
+
+    /// The boundary between parts.
+    public var boundary: MultipartBoundary
+    /// The parts, in the order they are encoded.
+    public private(set) var parts: [MultipartPart]
+
+    /// Creates an empty form.
+    /// - Parameter boundary: The boundary; a fresh random one by default.
+    public init(boundary: MultipartBoundary = .random()) {
+        self.boundary = boundary
+        self.parts = []
+    }
+
+    /// The `Content-Type` of the encoded form: `multipart/form-data` with its boundary.
+    public var contentType: MediaType {
+        // A validated boundary holds only bchars, none of them a control character, so
+        // MediaType cannot reject it.
+        try! MediaType.multipartFormData.withParameter("boundary", boundary.value)
+    }
+
+    /// The exact length of the encoded form in bytes, computed without reading any part.
+    public var contentLength: Int64 { FormLayout(parts: parts, boundary: boundary).length }
+
+    /// Whether the form can be encoded more than once: true unless a part is a one-shot stream.
+    public var isReplayable: Bool { parts.allSatisfy(\.isReplayable) }
+
+    // MARK: Adding parts
+
+    /// Appends a part.
+    /// - Parameter part: A part with its own header fields.
+    public mutating func append(_ part: MultipartPart) { parts.append(part) }
+
+    /// Appends a text field, sent as UTF-8 without a `Content-Type` (RFC 7578 §4.4 reads it
+    /// as `text/plain`).
+    /// - Parameters:
+    ///   - name: The field name; `"`, CR and LF are escaped as browsers do.
+    ///   - value: The text.
+    /// - Throws: ``MultipartError/Code/invalidName`` when `name` holds another control character.
+    public mutating func append(name: String, value: String) throws(MultipartError) {
+        let fields = try FormDataDisposition.fields(name: name, filename: nil, contentType: nil)
+        parts.append(try MultipartPart(headerFields: fields, data: Data(value.utf8)))
+    }
+
+    /// Appends a part holding `data`.
+    /// - Parameters:
+    ///   - name: The field name.
+    ///   - data: The content.
+    ///   - filename: The filename to send, if the part is a file upload.
+    ///   - contentType: The content type; by default inferred from `filename`'s extension,
+    ///     `application/octet-stream` when there is none or it is unknown.
+    /// - Throws: ``MultipartError/Code/invalidName`` when the name or filename holds a
+    ///   control character other than CR and LF.
+    public mutating func append(
+        name: String, data: Data, filename: String? = nil, contentType: MediaType? = nil
+    ) throws(MultipartError) {
+        let fields = try FormDataDisposition.fields(
+            name: name, filename: filename, contentType: Self.contentType(contentType, filename: filename))
+        parts.append(try MultipartPart(headerFields: fields, data: data))
+    }
+
+    /// Appends the regular file at `url`, read only when the form is encoded.
+    ///
+    /// The file's size is read now with `stat`; a file that disappears or changes size
+    /// before encoding makes encoding throw, naming it.
+    /// - Parameters:
+    ///   - name: The field name.
+    ///   - url: A `file:` URL of a regular, readable file.
+    ///   - filename: The filename to send; the URL's last path component by default.
+    ///   - contentType: The content type; by default inferred from the filename's extension
+    ///     (see `MediaType.inferred(forFilename:)`).
+    /// - Throws: ``MultipartError/Code/unreadableFile`` naming the path when the file is
+    ///   missing, not a regular file or not readable; ``MultipartError/Code/invalidName``.
+    public mutating func append(
+        name: String, fileAt url: URL, filename: String? = nil, contentType: MediaType? = nil
+    ) throws(MultipartError) {
+        let sentName = filename ?? url.lastPathComponent
+        let fields = try FormDataDisposition.fields(
+            name: name, filename: sentName, contentType: contentType ?? .inferred(forFilename: sentName))
+        parts.append(try MultipartPart(headerFields: fields, fileAt: url))
+    }
+
+    /// Appends a part read once from `stream`, which must yield exactly `length` bytes.
+    ///
+    /// The encoder opens and closes the stream and reads it in large chunks; it reads
+    /// `streamError` only after a failed read (reading it from a healthy stream traps on
+    /// Linux). A form with such a part can be encoded once.
+    /// - Parameters:
+    ///   - name: The field name.
+    ///   - stream: The content; the form takes ownership of it.
+    ///   - length: The exact number of bytes the stream yields.
+    ///   - filename: The filename to send, if any.
+    ///   - contentType: The content type; inferred from `filename` by default.
+    /// - Throws: ``MultipartError/Code/invalidName``; ``MultipartError/Code/invalidLength``
+    ///   for a negative length.
+    public mutating func append(
+        name: String, stream: InputStream, length: Int64, filename: String? = nil, contentType: MediaType? = nil
+    ) throws(MultipartError) {
+        let fields = try FormDataDisposition.fields(
+            name: name, filename: filename, contentType: Self.contentType(contentType, filename: filename))
+        parts.append(try MultipartPart(headerFields: fields, stream: stream, length: length))
+    }
+
+    /// Appends a part read once from an asynchronous sequence of chunks totalling `length` bytes.
+    /// - Parameters:
+    ///   - name: The field name.
+    ///   - chunks: The content, in order.
+    ///   - length: The exact total number of bytes; a sequence that yields fewer or more
+    ///     makes encoding throw ``MultipartError/Code/lengthMismatch``.
+    ///   - filename: The filename to send, if any.
+    ///   - contentType: The content type; inferred from `filename` by default.
+    /// - Throws: ``MultipartError/Code/invalidName``; ``MultipartError/Code/invalidLength``
+    ///   for a negative length.
+    public mutating func append<Chunks: AsyncSequence & Sendable>(
+        name: String, chunks: Chunks, length: Int64, filename: String? = nil, contentType: MediaType? = nil
+    ) throws(MultipartError) where Chunks.Element == Data {
+        let fields = try FormDataDisposition.fields(
+            name: name, filename: filename, contentType: Self.contentType(contentType, filename: filename))
+        parts.append(try MultipartPart(headerFields: fields, chunks: chunks, length: length))
+    }
+
+    private static func contentType(_ given: MediaType?, filename: String?) -> MediaType {
+        given ?? filename.map { MediaType.inferred(forFilename: $0) } ?? .octetStream
+    }
+}

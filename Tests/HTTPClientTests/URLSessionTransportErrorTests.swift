@@ -1,0 +1,123 @@
+import Foundation
+import HTTPCore
+import TestSupport
+import Testing
+
+@testable import HTTPClient
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite("URLSessionTransport: errors and timeouts")
+struct URLSessionTransportErrorTests {
+    let transport = TransportFixture.transport
+
+    private func failure(_ request: HTTPRequest, options: TransportOptions = TransportOptions()) async -> ClientError? {
+        await #expect(throws: ClientError.self) { try await transport.send(request, options: options) }
+    }
+
+    @Test func connectionResetIsConnectionLost() async throws {
+        let error = await failure(try TransportFixture.request(.get, TransportFixture.fault("/reset")))
+        #expect(error?.code == .connectionLost)
+        #expect((error?.underlying as? URLError)?.code == .networkConnectionLost)
+        #expect(error?.url?.path == "/reset")
+    }
+
+    @Test func bodyShorterThanContentLengthIsTruncatedBody() async throws {
+        let error = await failure(
+            try TransportFixture.request(.get, TransportFixture.fault("/truncate?declared=1000&send=10")))
+        #expect(error?.code == .truncatedBody)
+        #expect(error?.response?.status == .ok)
+        #expect(error?.message.contains("10 of the 1000") == true)
+    }
+
+    @Test func refusedConnectionIsCannotConnect() async throws {
+        let error = await failure(try TransportFixture.request(.get, try #require(URL(string: "http://127.0.0.1:1/"))))
+        #expect(error?.code == .cannotConnect)
+        #expect((error?.underlying as? URLError)?.code == .cannotConnectToHost)
+    }
+
+    @Test func unresolvableHostIsCannotConnect() async throws {
+        let error = await failure(
+            try TransportFixture.request(.get, try #require(URL(string: "http://heron.invalid/"))))
+        #expect(error?.code == .cannotConnect)
+    }
+
+    @Test func idleTimeoutPastIsTimedOut() async throws {
+        let error = await failure(
+            try TransportFixture.request(.get, TransportFixture.httpbin("/delay/3")),
+            options: TransportOptions(idleTimeout: .seconds(1)))
+        #expect(error?.code == .timedOut)
+        #expect((error?.underlying as? URLError)?.code == .timedOut)
+    }
+
+    @Test func subSecondIdleTimeoutIsRoundedUpNotFailedAtOnce() async throws {
+        let response = try await transport.send(
+            try TransportFixture.request(.get, TransportFixture.fault("/delay?seconds=0.3")),
+            options: TransportOptions(idleTimeout: .milliseconds(200)))
+        #expect(response.head.status == .ok)
+    }
+
+    @Test(arguments: [
+        (Duration.milliseconds(1), 1.0), (.milliseconds(500), 1), (.seconds(1), 1), (.milliseconds(1200), 2),
+        (.seconds(30), 30), (.zero, 1), (.seconds(-3), 1),
+    ])
+    func idleTimeoutBecomesWholeSecondsRoundedUp(timeout: Duration, seconds: Double) {
+        #expect(URLSessionTransport.timeoutInterval(for: timeout) == seconds)
+    }
+
+    @Test func noIdleTimeoutKeepsTheSessionDefault() {
+        #expect(URLSessionTransport.timeoutInterval(for: nil) == nil)
+    }
+
+    @Test(arguments: [
+        (URLError.Code.cannotFindHost, ClientError.Code.cannotConnect), (.cannotConnectToHost, .cannotConnect),
+        (.dnsLookupFailed, .cannotConnect), (.secureConnectionFailed, .cannotConnect),
+        (.serverCertificateUntrusted, .cannotConnect), (.networkConnectionLost, .connectionLost),
+        (.timedOut, .timedOut), (.badServerResponse, .invalidResponse), (.cannotDecodeContentData, .invalidResponse),
+        (.unsupportedURL, .invalidRequest), (.dataLengthExceedsMaximum, .responseTooLarge),
+        (.cannotWriteToFile, .fileWriteFailed), (.unknown, .transport), (.resourceUnavailable, .transport),
+    ])
+    func urlErrorMapsToClientErrorCode(urlCode: URLError.Code, expected: ClientError.Code) throws {
+        let request = HTTPRequest(url: try #require(URL(string: "https://example.com/x")))
+        let mapped = try #require(
+            URLSessionTransport.mapError(URLError(urlCode), request: request, response: nil) as? ClientError)
+        #expect(mapped.code == expected)
+        #expect(mapped.url == request.url)
+        #expect((mapped.underlying as? URLError)?.code == urlCode)
+        #expect(mapped.description.contains("URLError \(urlCode.rawValue)"))
+    }
+
+    @Test func cancelledURLErrorBecomesCancellationError() throws {
+        let request = HTTPRequest(url: try #require(URL(string: "https://example.com/x")))
+        #expect(
+            URLSessionTransport.mapError(URLError(.cancelled), request: request, response: nil) is CancellationError)
+    }
+
+    @Test(arguments: [0, 99, 600, 1000])
+    func statusOutsideTheRangeIsInvalidResponse(status: Int) throws {
+        let url = try #require(URL(string: "https://example.com/"))
+        let response = try #require(HTTPURLResponse(url: url, statusCode: status, httpVersion: nil, headerFields: [:]))
+        #expect(throws: ClientError.self) { try HTTPResponse(response, for: HTTPRequest(url: url)) }
+    }
+
+    @Test(arguments: ["Bad Name", "Name:Colon", "Ünicode", "Tab\tName"])
+    func invalidResponseFieldNameIsInvalidResponse(name: String) throws {
+        let url = try #require(URL(string: "https://example.com/"))
+        let response = try #require(
+            HTTPURLResponse(url: url, statusCode: 200, httpVersion: nil, headerFields: [name: "x", "Good": "y"]))
+        let error = #expect(throws: ClientError.self) { try HTTPResponse(response, for: HTTPRequest(url: url)) }
+        #expect(error?.code == .invalidResponse)
+        #expect(error?.message.contains(name.debugDescription) == true)
+    }
+
+    @Test(arguments: [
+        ("a=1", ["a=1"]), ("a=1, b=2", ["a=1", "b=2"]),
+        ("a=1; Expires=Wed, 21 Oct 2015 07:28:00 GMT, b=2", ["a=1; Expires=Wed, 21 Oct 2015 07:28:00 GMT", "b=2"]),
+        ("a=x,y", ["a=x,y"]), ("a=1,b=2;Path=/", ["a=1", "b=2;Path=/"]),
+    ])
+    func joinedSetCookieIsSplitAtCookieBoundaries(joined: String, cookies: [String]) {
+        #expect(HTTPResponse.splitSetCookie(joined) == cookies)
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import HTTPCore
+import HTTPMultipart
+import Testing
+
+@Suite("Field names and filenames are escaped as browsers do")
+struct NameEscapingTests {
+    static func disposition(name: String, filename: String? = nil) throws -> String {
+        var form = MultipartForm()
+        try form.append(name: name, data: Data(), filename: filename)
+        return try #require(form.parts.first?.headerFields[.contentDisposition])
+    }
+
+    @Test(
+        "quote, CR and LF become %22, %0D and %0A (WHATWG)",
+        arguments: [
+            ("a\"b", "a%22b"), ("a\rb", "a%0Db"), ("a\nb", "a%0Ab"), ("\r\n\"", "%0D%0A%22"),
+            ("plain", "plain"), ("semi;colon=x", "semi;colon=x"), ("back\\slash", "back\\slash"),
+        ])
+    func escapes(raw: String, escaped: String) throws {
+        #expect(try Self.disposition(name: raw) == "form-data; name=\"\(escaped)\"")
+        #expect(try Self.disposition(name: "n", filename: raw) == "form-data; name=\"n\"; filename=\"\(escaped)\"")
+    }
+
+    @Test("non-ASCII names and filenames are sent as raw UTF-8 (RFC 7578 §4.2)")
+    func utf8() async throws {
+        var form = MultipartForm(boundary: try MultipartBoundary("b"))
+        try form.append(name: "名前", data: Data(), filename: "café 🦩.png")
+        let bytes = try #require(try await form.encodedInMemory().data)
+        let expected = Data("Content-Disposition: form-data; name=\"名前\"; filename=\"café 🦩.png\"\r\n".utf8)
+        #expect(bytes.range(of: expected) != nil)
+    }
+
+    @Test("a hostile name cannot add a header or a part")
+    func hostileName() async throws {
+        var form = MultipartForm(boundary: try MultipartBoundary("b"))
+        try form.append(name: "x\"\r\nContent-Type: text/html\r\n\r\n--b\r\n", value: "v")
+        let text = String(decoding: try #require(try await form.encodedInMemory().data), as: UTF8.self)
+        let lines = text.components(separatedBy: "\r\n")
+        #expect(lines.filter { $0.hasPrefix("Content-Type") }.isEmpty)
+        #expect(lines.filter { $0.hasPrefix("--b") } == ["--b", "--b--"])
+    }
+
+    @Test(
+        "names with other control characters are refused naming them",
+        arguments: ["nul\u{0}", "bell\u{7}", "del\u{7F}"])
+    func controlCharacters(name: String) {
+        var form = MultipartForm()
+        #expect {
+            try form.append(name: name, value: "v")
+        } throws: { error in
+            (error as? MultipartError)?.code == .invalidName && (error as? MultipartError)?.value == name
+        }
+        #expect {
+            try form.append(name: "ok", data: Data(), filename: name)
+        } throws: { error in
+            (error as? MultipartError)?.code == .invalidName && (error as? MultipartError)?.value == name
+        }
+        #expect(form.parts.isEmpty)
+    }
+
+    @Test("a custom part without Content-Disposition is refused (RFC 7578 §4.2)")
+    func customWithoutDisposition() throws {
+        let fields = try HTTPFields(["Content-Type": "text/plain"])
+        #expect {
+            _ = try MultipartPart(headerFields: fields, data: Data())
+        } throws: { error in
+            (error as? MultipartError)?.code == .invalidHeader
+        }
+    }
+}
