@@ -5,6 +5,11 @@
 /// arrive in the order they happened; events of concurrent requests interleave. Events
 /// already queued when the client is released are still delivered.
 ///
+/// To keep the request path cheap, the client hands a call's events over in small
+/// batches at the points where the call waits anyway: before each transport call (with
+/// `prepared` and `sent`), before each retry wait, and when the call ends. Each event's
+/// ``ClientEvent/elapsed`` is the time it happened, not the time it was delivered.
+///
 /// ```swift
 /// actor SentCounter: ClientObserver {
 ///     private(set) var sent = 0
