@@ -72,4 +72,18 @@ struct ObserverTests {
             #expect(callEvents.map(\.label) == ["prepared", "sent", "responseReceived", "finished"])
         }
     }
+
+    @Test("redirect hops are observed in order, with elapsed times that never go back")
+    func redirectHopsInOrder() async throws {
+        let observer = RecordingObserver()
+        let stub = StubTransport()
+        stub.on(.path("/v2/a"), reply: .status(.found, headerFields: Fixtures.fields(["Location": "/v2/b"])))
+        stub.on(.path("/v2/b"), reply: .status(.ok, delay: .milliseconds(20)))
+        _ = try await Fixtures.client(stub, observers: [observer]).send(Fixtures.request("a"))
+        let events = try await observer.waitForFinished()
+        #expect(events.map(\.label) == ["prepared", "sent", "redirected", "sent", "responseReceived", "finished"])
+        let times = events.map(\.elapsed)
+        #expect(times == times.sorted())
+        #expect(times.last! >= .milliseconds(20))
+    }
 }

@@ -33,7 +33,7 @@ struct CustomPartTests {
         #expect(form.parts.map(\.contentLength) == Array(repeating: Int64(payload.count), count: 4))
         #expect(form.parts.map(\.isReplayable) == [true, true, false, false])
         let data = try #require(try await form.encodedInMemory().data)
-        let parts = try MultipartPeer.parse(data, boundary: form.boundary).multipart
+        let parts = try await MultipartPeer.parse(data, boundary: form.boundary).multipart
         #expect(parts.map(\.name) == ["data", "file", "stream", "chunks"])
         #expect(parts.allSatisfy { $0.data == payload && $0.contentType == "application/x-custom" })
         #expect(parts.allSatisfy { $0.headers.contains(["X-Checksum", "abc123"]) })

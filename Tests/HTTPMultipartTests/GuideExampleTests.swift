@@ -21,7 +21,7 @@ struct GuideExampleTests {
         #expect(encoded.contentType.description.hasPrefix("multipart/form-data; boundary=Heron-"))
         let bytes = try await encoded.body.collect(upTo: 1 << 20)
         #expect(Int64(bytes.count) == encoded.contentLength)
-        let parts = try MultipartPeer.parse(bytes, boundary: form.boundary).multipart
+        let parts = try await MultipartPeer.parse(bytes, boundary: form.boundary).multipart
         #expect(parts.map(\.name) == ["title", "photo", "notes"])
         #expect(parts[1].filename == "heron.jpg")
         #expect(parts[1].contentType == "image/jpeg")
@@ -61,7 +61,7 @@ struct GuideExampleTests {
             avatar: MultipartFile(data: Data([0x89, 0x50]), filename: "ada.png"))
         let form = try MultipartFormEncoder().encode(profile)
         let data = try #require(try await form.encodedInMemory().data)
-        let parts = try MultipartPeer.parse(data, boundary: form.boundary).multipart
+        let parts = try await MultipartPeer.parse(data, boundary: form.boundary).multipart
         #expect(parts.map(\.name) == ["address[city]", "avatar", "name", "tags[]", "tags[]"])
         #expect(parts[1].filename == "ada.png")
         #expect(parts[1].contentType == "image/png")

@@ -26,7 +26,7 @@ struct MultipartFormEncoderTests {
     /// The (name, text) pairs and files of a form, as the real parser reads them.
     static func parsed(_ form: MultipartForm) async throws -> [PeerPart] {
         let data = try #require(try await form.encodedInMemory().data)
-        return try MultipartPeer.parse(data, boundary: form.boundary).multipart
+        return try await MultipartPeer.parse(data, boundary: form.boundary).multipart
     }
 
     @Test("nested keys use brackets, scalar arrays use [], and a MultipartFile becomes a file part")
@@ -170,7 +170,7 @@ struct MultipartFormEncoderTests {
     func hostileKeys() async throws {
         let form = try Self.encoder.encode(["quote\"key": "a", "line\nkey": "b"])
         let data = try #require(try await form.encodedInMemory().data)
-        let result = try MultipartPeer.parse(data, boundary: form.boundary)
+        let result = try await MultipartPeer.parse(data, boundary: form.boundary)
         #expect(result.multipart.map(\.name) == ["line\nkey", "quote\"key"])
         #expect(result.pythonMultipart.map(\.name) == ["line%0Akey", "quote%22key"])
     }
@@ -195,7 +195,7 @@ struct MultipartBodyEncoderTests {
         let bytes = try await encoded.body.collect(upTo: 1 << 20)
         #expect(encoded.body.length == .known(Int64(bytes.count)))
         #expect(encoded.body.isReplayable)
-        let parts = try MultipartPeer.parse(bytes, boundary: boundary).multipart
+        let parts = try await MultipartPeer.parse(bytes, boundary: boundary).multipart
         #expect(parts.map(\.name) == ["tags[]", "title"])
     }
 
@@ -209,6 +209,6 @@ struct MultipartBodyEncoderTests {
         struct Tagged: Encodable { var tags: [String] }
         let form = try MultipartFormEncoder(arrays: style).encode(Tagged(tags: ["a", "b"]))
         let data = try #require(try await form.encodedInMemory().data)
-        #expect(try MultipartPeer.parse(data, boundary: form.boundary).multipart.map(\.name) == names)
+        #expect(try await MultipartPeer.parse(data, boundary: form.boundary).multipart.map(\.name) == names)
     }
 }

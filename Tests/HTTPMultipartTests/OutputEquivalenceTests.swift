@@ -27,7 +27,7 @@ struct OutputEquivalenceTests {
         let outputs = try await Outputs(chunkSize: chunkSize) { try spec.build(in: directory) }
         #expect(outputs.memoryBytes == outputs.diskBytes)
         #expect(outputs.memoryBytes == outputs.streamBytes)
-        try PeerParserTests.expectParsed(outputs.streamBytes, matches: spec)
+        try await PeerParserTests.expectParsed(outputs.streamBytes, matches: spec)
     }
 
     @Test("every output reports the content type with its boundary and the exact length")

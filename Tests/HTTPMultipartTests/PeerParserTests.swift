@@ -9,8 +9,8 @@ import Testing
 @Suite("Real multipart parsers read back every form")
 struct PeerParserTests {
     /// Checks both parsers' view of `body` against `spec`.
-    static func expectParsed(_ body: Data, matches spec: FormSpec) throws {
-        let result = try MultipartPeer.parse(body, boundary: spec.boundary)
+    static func expectParsed(_ body: Data, matches spec: FormSpec) async throws {
+        let result = try await MultipartPeer.parse(body, boundary: spec.boundary)
         try #require(result.multipart.count == spec.parts.count, "multipart saw \(result.multipart)")
         try #require(result.pythonMultipart.count == spec.parts.count, "python-multipart saw \(result.pythonMultipart)")
         for (index, part) in spec.parts.enumerated() {
@@ -37,7 +37,7 @@ struct PeerParserTests {
         let outputs = try await Outputs(chunkSize: 4096) { try spec.build(in: directory) }
         #expect(outputs.memoryBytes == outputs.diskBytes)
         #expect(outputs.memoryBytes == outputs.streamBytes)
-        try Self.expectParsed(outputs.memoryBytes, matches: spec)
+        try await Self.expectParsed(outputs.memoryBytes, matches: spec)
     }
 
     @Test("names and filenames with quotes, CR, LF and non-ASCII text are read back")
@@ -57,7 +57,7 @@ struct PeerParserTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let encoded = try await spec.build(in: directory).encodedInMemory()
-        try Self.expectParsed(try #require(encoded.data), matches: spec)
+        try await Self.expectParsed(try #require(encoded.data), matches: spec)
     }
 
     @Test("empty parts and zero-byte files are read back as empty")
@@ -73,7 +73,7 @@ struct PeerParserTests {
         defer { directory.remove() }
         let outputs = try await Outputs { try spec.build(in: directory) }
         #expect(outputs.memoryBytes == outputs.streamBytes)
-        try Self.expectParsed(outputs.diskBytes, matches: spec)
+        try await Self.expectParsed(outputs.diskBytes, matches: spec)
     }
 
     @Test("a custom part's own header fields reach the parser in order")
@@ -85,7 +85,7 @@ struct PeerParserTests {
         ])
         var form = MultipartForm()
         form.append(try MultipartPart(headerFields: fields, data: Data("a,b\n".utf8)))
-        let result = try MultipartPeer.parse(
+        let result = try await MultipartPeer.parse(
             try #require(try await form.encodedInMemory().data), boundary: form.boundary)
         let part = try #require(result.multipart.first)
         #expect(part.headers == fields.map { [$0.name.rawName, $0.value] })
@@ -98,7 +98,7 @@ struct PeerParserTests {
     func literalPercentEscape() async throws {
         var form = MultipartForm()
         try form.append(name: "100%22 sure", value: "v")
-        let result = try MultipartPeer.parse(
+        let result = try await MultipartPeer.parse(
             try #require(try await form.encodedInMemory().data), boundary: form.boundary)
         // WHATWG escaping is not reversible: `multipart` reads %22 as a quote, python-multipart keeps it.
         #expect(result.multipart.first?.name == "100\" sure")

@@ -11,7 +11,7 @@ struct StreamPartTests {
         var form = MultipartForm()
         try form.append(name: "s", stream: InputStream(data: Self.payload), length: Int64(Self.payload.count))
         let bytes = try #require(try await form.encodedInMemory().data)
-        let result = try MultipartPeer.parse(bytes, boundary: form.boundary)
+        let result = try await MultipartPeer.parse(bytes, boundary: form.boundary)
         #expect(result.multipart.first?.data == Self.payload)
     }
 
@@ -77,7 +77,7 @@ struct StreamPartTests {
         try form.append(
             name: "c", chunks: FormSpec.chunked(Self.payload), length: Int64(Self.payload.count), filename: "c.bin")
         let bytes = try #require(try await form.encodedInMemory().data)
-        let result = try MultipartPeer.parse(bytes, boundary: form.boundary)
+        let result = try await MultipartPeer.parse(bytes, boundary: form.boundary)
         #expect(result.multipart.first?.data == Self.payload)
         #expect(result.multipart.first?.filename == "c.bin")
     }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPMultipart
+import TestSupport
 import Testing
 
 /// One part as a real multipart parser outside Swift saw it.
@@ -45,7 +46,7 @@ enum MultipartPeer {
         .appendingPathComponent("Peers/parse_multipart.py")
 
     /// Parses `body` split by `boundary`.
-    static func parse(_ body: Data, boundary: MultipartBoundary) throws -> PeerResult {
+    static func parse(_ body: Data, boundary: MultipartBoundary) async throws -> PeerResult {
         guard let python = ProcessInfo.processInfo.environment["HERON_PYTHON"], !python.isEmpty else {
             throw Failure(
                 description: "HERON_PYTHON is not set: run the suite with scripts/test (or scripts/with-servers), "
@@ -54,22 +55,12 @@ enum MultipartPeer {
         let input = FileManager.default.temporaryDirectory.appendingPathComponent("heron-peer-\(UUID().uuidString).bin")
         try body.write(to: input)
         defer { try? FileManager.default.removeItem(at: input) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [script.path, input.path, boundary.value]
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let stdout = output.fileHandleForReading.readDataToEndOfFile()
-        let stderr = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        let result = try await ExternalProcess.run(python, [script.path, input.path, boundary.value])
+        guard result.status == 0 else {
             throw Failure(
-                description: "the peer parser rejected the body (exit \(process.terminationStatus)): "
-                    + String(decoding: stderr, as: UTF8.self))
+                description: "the peer parser rejected the body (exit \(result.status)): "
+                    + String(decoding: result.standardError, as: UTF8.self))
         }
-        return try JSONDecoder().decode(PeerResult.self, from: stdout)
+        return try JSONDecoder().decode(PeerResult.self, from: result.standardOutput)
     }
 }

@@ -1,0 +1,73 @@
+import Foundation
+
+/// Runs a program outside Swift (a peer parser, a shell) without blocking Swift's
+/// cooperative thread pool.
+///
+/// Tests run in parallel on a pool with one thread per core; a test that waited for a
+/// child process on a pool thread would stall every other test on a 2-core machine, and
+/// timing-sensitive tests would then fail for no fault of their own. All blocking work
+/// (writing stdin, draining stdout and stderr, waiting for exit) happens on dedicated
+/// threads, and the caller awaits the result.
+public enum ExternalProcess {
+    /// What a finished program produced.
+    public struct Output: Sendable {
+        /// The exit status.
+        public let status: Int32
+        /// Everything written to standard output.
+        public let standardOutput: Data
+        /// Everything written to standard error.
+        public let standardError: Data
+    }
+
+    /// Runs `executable` with `arguments`, feeding it `input`, and waits for it to exit.
+    /// - Parameters:
+    ///   - executable: The program's path.
+    ///   - arguments: Its arguments.
+    ///   - input: Bytes for its standard input, closed afterwards.
+    /// - Returns: The exit status and the captured output.
+    /// - Throws: When the program cannot be started.
+    public static func run(_ executable: String, _ arguments: [String], input: Data = Data()) async throws -> Output {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
+                continuation.resume(with: Result { try runBlocking(executable, arguments, input: input) })
+            }
+            thread.start()
+        }
+    }
+
+    private static func runBlocking(_ executable: String, _ arguments: [String], input: Data) throws -> Output {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let stdin = Pipe()
+        let stdout = Pipe()
+        let stderr = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        // Drain stderr and feed stdin on their own threads so no pipe can fill up and
+        // deadlock the child while this thread drains stdout.
+        let errorBox = DataBox()
+        let done = DispatchGroup()
+        done.enter()
+        Thread {
+            errorBox.data = stderr.fileHandleForReading.readDataToEndOfFile()
+            done.leave()
+        }.start()
+        Thread {
+            if !input.isEmpty { stdin.fileHandleForWriting.write(input) }
+            try? stdin.fileHandleForWriting.close()
+        }.start()
+        let output = stdout.fileHandleForReading.readDataToEndOfFile()
+        done.wait()
+        process.waitUntilExit()
+        return Output(status: process.terminationStatus, standardOutput: output, standardError: errorBox.data)
+    }
+
+    /// Holds bytes handed from the stderr thread to the waiting thread; the
+    /// `DispatchGroup` wait orders the write before the read.
+    private final class DataBox: @unchecked Sendable {
+        var data = Data()
+    }
+}
