@@ -28,14 +28,14 @@ struct DeadlineSchedulerTests {
     @Test("a shorter deadline registered after a longer one still fires on time")
     func earlierDeadlineWakesSleeper() async throws {
         let scheduler = DeadlineScheduler()
-        async let long: Int = scheduler.run(timeout: .seconds(30), onTimeout: { TimedOut() }, slow(.milliseconds(600)))
+        async let long: Int = scheduler.run(timeout: .seconds(30), onTimeout: { TimedOut() }, slow(.seconds(3)))
         try await Task.sleep(for: .milliseconds(50))
         let clock = ContinuousClock()
         let start = clock.now
         await #expect(throws: TimedOut.self) {
             _ = try await scheduler.run(timeout: .milliseconds(100), onTimeout: { TimedOut() }, self.slow(.seconds(10)))
         }
-        #expect(clock.now - start < .milliseconds(500))
+        #expect(clock.now - start < .seconds(2))
         #expect(try await long == 1)
     }
 
