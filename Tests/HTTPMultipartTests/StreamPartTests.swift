@@ -71,6 +71,26 @@ struct StreamPartTests {
         }
     }
 
+    @Test(
+        "an InputStream closed before encoding fails naming the part, without reading streamError",
+        arguments: [100_000, 0])
+    func closedInputStream(length: Int) async throws {
+        // A closed stream's read returns -1 with no error set; reading streamError then traps
+        // on Linux, so this test crashes the process unless the encoder checks the status first.
+        let stream = InputStream(data: Self.payload.prefix(length))
+        stream.open()
+        stream.close()
+        var form = MultipartForm()
+        try form.append(name: "closed", stream: stream, length: Int64(length))
+        await #expect {
+            _ = try await form.encodedInMemory()
+        } throws: { error in
+            guard let error = error as? MultipartError else { return false }
+            return error.code == .streamFailed && error.value.contains("name=\"closed\"")
+                && error.reason.contains("closed")
+        }
+    }
+
     @Test("a chunk sequence is encoded with its chunks joined")
     func chunkSequence() async throws {
         var form = MultipartForm()

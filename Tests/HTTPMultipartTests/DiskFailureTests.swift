@@ -1,0 +1,141 @@
+import Foundation
+import HTTPMultipart
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Every way an encode to disk can fail after it has started writing: the error names the
+/// culprit, the partial output is removed and an existing destination is left as it was.
+@Suite("Failed encodes to disk clean up")
+struct DiskFailureTests {
+    /// A failure that strikes after a first part of 100 kB has gone to the output file.
+    enum Failure: String, CaseIterable, CustomStringConvertible {
+        case fileVanished, fileShrank, inputStreamFails, inputStreamShort, chunksThrow, chunksTooLong
+        case boundaryInContent, cancelled
+
+        var description: String { rawValue }
+
+        var code: MultipartError.Code {
+            switch self {
+            case .fileVanished: return .unreadableFile
+            case .fileShrank: return .fileChanged
+            case .inputStreamFails, .chunksThrow: return .streamFailed
+            case .inputStreamShort, .chunksTooLong: return .lengthMismatch
+            case .boundaryInContent: return .boundaryInContent
+            case .cancelled: return .cancelled
+            }
+        }
+
+        /// Appends the failing part after the large first one; files it needs go in `directory`.
+        func appendFailingPart(to form: inout MultipartForm, in directory: TemporaryDirectory) throws {
+            switch self {
+            case .fileVanished:
+                let url = try directory.file("vanishing.bin", Data(repeating: 1, count: 10))
+                try form.append(name: "culprit", fileAt: url)
+                try FileManager.default.removeItem(at: url)
+            case .fileShrank:
+                let url = try directory.file("shrinking.bin", Data(repeating: 1, count: 50_000))
+                try form.append(name: "culprit", fileAt: url)
+                try Data(repeating: 2, count: 10).write(to: url)
+            case .inputStreamFails:
+                let stream = try #require(InputStream(url: directory.url.appendingPathComponent("absent.bin")))
+                try form.append(name: "culprit", stream: stream, length: 10)
+            case .inputStreamShort:
+                try form.append(name: "culprit", stream: InputStream(data: Data(count: 10)), length: 20_000)
+            case .chunksThrow:
+                struct Broken: Error {}
+                let chunks = AsyncThrowingStream<Data, any Error> { continuation in
+                    continuation.yield(Data(count: 9000))
+                    continuation.finish(throwing: Broken())
+                }
+                try form.append(name: "culprit", chunks: chunks, length: 20_000)
+            case .chunksTooLong:
+                try form.append(name: "culprit", chunks: FormSpec.chunked(Data(count: 20_000)), length: 10_000)
+            case .boundaryInContent:
+                try form.append(name: "culprit", data: Data("x\r\n--fixed-boundary--\r\n".utf8))
+            case .cancelled:
+                try form.append(name: "culprit", chunks: SelfCancellingChunks(), length: 20_000)
+            }
+        }
+    }
+
+    /// Yields two chunks, cancelling the task that reads them before the first.
+    struct SelfCancellingChunks: AsyncSequence, Sendable {
+        typealias Element = Data
+
+        struct AsyncIterator: AsyncIteratorProtocol {
+            var sent = 0
+            mutating func next() async -> Data? {
+                withUnsafeCurrentTask { $0?.cancel() }
+                guard sent < 2 else { return nil }
+                sent += 1
+                return Data(count: 10_000)
+            }
+        }
+
+        func makeAsyncIterator() -> AsyncIterator { AsyncIterator() }
+    }
+
+    @Test(
+        "a failure part-way through removes the partial output and keeps the previous file", arguments: Failure.allCases
+    )
+    func cleansUp(failure: Failure) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let output = try directory.file("out.form", Data("previous".utf8))
+        var form = MultipartForm(boundary: try MultipartBoundary("fixed-boundary"))
+        try form.append(name: "first", data: Data(repeating: 7, count: 100_000))
+        try failure.appendFailingPart(to: &form, in: directory)
+        let inputs = try directory.contents()
+        let task = Task { () async throws(MultipartError) -> EncodedForm in
+            try await form.encode(toFileAt: output, chunkSize: 4096)
+        }
+        await #expect {
+            _ = try await task.value
+        } throws: { error in
+            guard let error = error as? MultipartError, error.code == failure.code else { return false }
+            return failure == .cancelled || failure == .boundaryInContent || error.value.contains("culprit")
+                || error.value.hasSuffix(".bin")
+        }
+        #expect(try directory.contents() == inputs, "the partial output file was left behind")
+        #expect(try Data(contentsOf: output) == Data("previous".utf8))
+    }
+
+    @Test("a file replaced by a FIFO after it was added fails naming it instead of blocking in open")
+    func replacedByFIFO() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let url = try directory.file("pipe.bin", Data())
+        var form = MultipartForm()
+        try form.append(name: "f", fileAt: url)
+        try FileManager.default.removeItem(at: url)
+        try #require(mkfifo(url.path, 0o600) == 0)
+        // Were the encoder to block opening the FIFO, a writer opening it every few seconds
+        // releases it (the FIFO then reads as empty), so the test fails instead of hanging.
+        let path = url.path
+        DispatchQueue.global().async {
+            for _ in 0..<10 {
+                sleep(3)
+                let writer = open(path, O_WRONLY | O_NONBLOCK)
+                if writer >= 0 { close(writer) }
+            }
+        }
+        let output = directory.url.appendingPathComponent("out.form")
+        await #expect {
+            _ = try await form.encode(toFileAt: output)
+        } throws: { error in
+            guard let error = error as? MultipartError else { return false }
+            return error.code == .unreadableFile && error.value == path
+        }
+        await #expect {
+            _ = try await form.streamingBody().body.collect(upTo: 1 << 20)
+        } throws: { ($0 as? MultipartError)?.code == .unreadableFile }
+        #expect(try directory.contents() == ["pipe.bin"])
+    }
+}
