@@ -107,6 +107,58 @@ struct DiskFailureTests {
         #expect(try Data(contentsOf: output) == Data("previous".utf8))
     }
 
+    /// The size of the encoder's temporary `.partial` file in `directory`, 0 when there is none.
+    static func partialSize(in directory: URL) -> Int {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        guard let partial = names.first(where: { $0.hasSuffix(".partial") }) else { return 0 }
+        let path = directory.appendingPathComponent(partial).path
+        return ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
+    }
+
+    @Test("cancelling while a large file part is being copied stops the copy and removes the partial output")
+    func cancelledDuringFileCopy() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        // A sparse 1 GiB file: made at once, read as zeros. Copying it takes many in-kernel
+        // copy calls of at most 64 MiB, and cancellation must be noticed between them.
+        let source = directory.url.appendingPathComponent("large.bin")
+        try #require(FileManager.default.createFile(atPath: source.path, contents: nil))
+        try #require(truncate(source.path, 1 << 30) == 0)
+        var form = MultipartForm()
+        try form.append(name: "large", fileAt: source)
+        let output = directory.url.appendingPathComponent("out.form")
+        let url = directory.url
+        let task = Task { () async throws(MultipartError) -> EncodedForm in try await form.encode(toFileAt: output) }
+        // Cancel once the copy has begun: the partial output holds more than the part headers.
+        var started = 0
+        for _ in 0..<10_000 where started <= 4096 {
+            started = Self.partialSize(in: url)
+            if started <= 4096 { try await Task.sleep(nanoseconds: 1_000_000) }
+        }
+        try #require(started > 4096, "the copy did not start")
+        task.cancel()
+        // Watch how far the copy goes after the cancellation: one more in-kernel copy at most,
+        // not the rest of the file (the check before the closing delimiter would come too late).
+        let watcher = Task { () -> Int in
+            var largest = 0
+            while !Task.isCancelled {
+                largest = max(largest, Self.partialSize(in: url))
+                try? await Task.sleep(nanoseconds: 1_000_000)
+            }
+            return largest
+        }
+        let result = await task.result
+        watcher.cancel()
+        let largest = await watcher.value
+        #expect(largest < started + (256 << 20), "the copy went on to \(largest) bytes after the cancellation")
+        if case .failure(let error) = result {
+            #expect((error as? MultipartError)?.code == .cancelled)
+        } else {
+            Issue.record("the encode finished despite the cancellation")
+        }
+        #expect(try directory.contents() == ["large.bin"])
+    }
+
     @Test("a file replaced by a FIFO after it was added fails naming it instead of blocking in open")
     func replacedByFIFO() async throws {
         let directory = try TemporaryDirectory()
