@@ -9,10 +9,11 @@ import HTTPCore
 /// the client unchanged.
 ///
 /// ```swift
+/// let client = Client(baseURL: baseURL, retry: [.status([503], max: 1)])
 /// do {
-///     _ = try await client.send(HTTPRequest(url: URL(string: "/status/503")!))
+///     _ = try await client.send(HTTPRequest(url: URL(string: "status/503")!))
 /// } catch let error as ClientError where error.code == .tooManyRetries {
-///     print(error.attempts.count, error.response?.status ?? "none")
+///     print(error.attempts.count, error.response?.status.code ?? 0)  // 2 503
 /// }
 /// ```
 public struct ClientError: Error, Sendable, CustomStringConvertible {

@@ -113,3 +113,35 @@ struct ClientTests {
         #expect(response.metrics.bytesReceived == 7)
     }
 }
+
+@Suite("Client body forms")
+struct ClientBodyFormTests {
+    /// A transport that always answers with a stream, whatever was asked.
+    struct StreamingOnly: ClientTransport {
+        let chunks: [Data]
+        func send(_ request: HTTPRequest, options: TransportOptions) async throws -> TransportResponse {
+            let stream = AsyncThrowingStream<Data, any Error> { continuation in
+                for chunk in chunks { continuation.yield(chunk) }
+                continuation.finish()
+            }
+            return TransportResponse(head: HTTPResponse(status: .ok), body: .stream(ResponseStream(stream)))
+        }
+    }
+
+    @Test("send collects a streamed body when the transport streams anyway")
+    func sendCollectsStream() async throws {
+        let client = Client(
+            baseURL: Fixtures.base, transport: StreamingOnly(chunks: [Data("ab".utf8), Data("cd".utf8)]), retry: .none)
+        #expect(try await client.send(Fixtures.request("x")).body == Data("abcd".utf8))
+    }
+
+    @Test("send enforces the body limit on a streamed body")
+    func sendLimitsStream() async throws {
+        let client = Client(
+            baseURL: Fixtures.base, transport: StreamingOnly(chunks: [Data(count: 8), Data(count: 8)]), retry: .none)
+        let error = await #expect(throws: ClientError.self) {
+            _ = try await client.send(Fixtures.request("x"), options: RequestOptions(responseBodyLimit: 10))
+        }
+        #expect(error?.code == .responseTooLarge)
+    }
+}

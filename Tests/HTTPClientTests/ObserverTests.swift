@@ -46,13 +46,13 @@ struct ObserverTests {
 
     @Test("a slow observer does not delay requests")
     func slowObserverDoesNotStall() async throws {
-        let slow = EventObserver { _ in try? await Task.sleep(for: .seconds(2)) }
+        let slow = EventObserver { _ in try? await Task.sleep(for: .seconds(5)) }
         let fast = RecordingObserver()
         let client = Fixtures.client(StubTransport(fallback: .status(.ok)), observers: [slow, fast])
         let elapsed = try await ContinuousClock().measure {
             for _ in 0..<5 { _ = try await client.send(Fixtures.request("x")) }
         }
-        #expect(elapsed < .seconds(1))
+        #expect(elapsed < .seconds(3))
         _ = try await fast.waitForFinished(5)
     }
 
@@ -71,5 +71,19 @@ struct ObserverTests {
         for (_, callEvents) in byCall {
             #expect(callEvents.map(\.label) == ["prepared", "sent", "responseReceived", "finished"])
         }
+    }
+
+    @Test("redirect hops are observed in order, with elapsed times that never go back")
+    func redirectHopsInOrder() async throws {
+        let observer = RecordingObserver()
+        let stub = StubTransport()
+        stub.on(.path("/v2/a"), reply: .status(.found, headerFields: Fixtures.fields(["Location": "/v2/b"])))
+        stub.on(.path("/v2/b"), reply: .status(.ok, delay: .milliseconds(20)))
+        _ = try await Fixtures.client(stub, observers: [observer]).send(Fixtures.request("a"))
+        let events = try await observer.waitForFinished()
+        #expect(events.map(\.label) == ["prepared", "sent", "redirected", "sent", "responseReceived", "finished"])
+        let times = events.map(\.elapsed)
+        #expect(times == times.sorted())
+        #expect(times.last! >= .milliseconds(20))
     }
 }

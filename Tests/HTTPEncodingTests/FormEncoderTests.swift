@@ -161,4 +161,31 @@ struct FormEncoderTests {
             try FormEncoder().encodeQuery(["u": URL(string: "https://a.b/c?d=e")!]) == "u=https%3A%2F%2Fa.b%2Fc%3Fd%3De"
         )
     }
+
+    @Test("a lone nil in an array without brackets still writes its key")
+    func loneNilKeyOnly() throws {
+        let encoder = FormEncoder(style: FormStyle(arrays: .noBrackets, nils: .keyOnly))
+        #expect(try encoder.encodeQuery(["a": [String?.none]]) == "a")
+        #expect(try encoder.encodeQuery(["a": [String?.none], "b": ["x"]]) == "a&b=x")
+    }
+
+    @Test("a nested container asked for twice under one key fills one object")
+    func nestedContainerTwice() throws {
+        struct Split: Encodable {
+            enum Keys: String, CodingKey { case user }
+            enum UserKeys: String, CodingKey {
+                case name
+                case age
+            }
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: Keys.self)
+                var first = container.nestedContainer(keyedBy: UserKeys.self, forKey: .user)
+                try first.encode("Ada", forKey: .name)
+                var second = container.nestedContainer(keyedBy: UserKeys.self, forKey: .user)
+                try second.encode(36, forKey: .age)
+            }
+        }
+        let encoder = FormEncoder(style: FormStyle(brackets: .literal))
+        #expect(try encoder.encodeQuery(Split()) == "user[age]=36&user[name]=Ada")
+    }
 }

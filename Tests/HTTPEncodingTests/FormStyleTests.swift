@@ -105,6 +105,7 @@ struct FormStyleTests {
             (.emptyValue, .indexed, "a[0]=x&a[1]=&a[2]=y"),
             (.keyOnly, .brackets, "a[]=x&a[]&a[]=y"),
             (.emptyValue, .noBrackets, "a=x&a=&a=y"),
+            (.keyOnly, .noBrackets, "a=x&a&a=y"),
         ])
     func nilElements(nils: FormStyle.Nils, arrays: FormStyle.Arrays, expected: String) throws {
         let style = FormStyle(arrays: arrays, nils: nils, brackets: .literal)

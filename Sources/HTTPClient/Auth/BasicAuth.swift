@@ -8,7 +8,9 @@ import HTTPCore
 /// Basic credentials are only as private as the connection: use HTTPS.
 ///
 /// ```swift
-/// let client = Client(baseURL: base, interceptors: [BasicAuth(username: "ada", password: "secret")])
+/// let client = Client(baseURL: baseURL, interceptors: [BasicAuth(username: "ada", password: "secret")])
+/// let response = try await client.send(HTTPRequest(url: URL(string: "basic-auth/ada/secret")!))
+/// print(response.status)  // 200 OK
 /// ```
 public struct BasicAuth: Interceptor {
     /// The user name; it must not contain `:`.

@@ -14,7 +14,9 @@ import HTTPCore
 ///
 /// ```swift
 /// let tokens = TokenRefresher(token: "stale") { _ in try await fetchToken() }
-/// let client = Client(baseURL: base, interceptors: [BearerAuth(tokens)])
+/// let client = Client(baseURL: baseURL, interceptors: [BearerAuth(tokens)])
+/// let response = try await client.send(HTTPRequest(url: URL(string: "token-protected")!))
+/// print(response.status, response.metrics.attempts.count)  // 200 OK 2
 /// ```
 public struct BearerAuth: Interceptor {
     private enum Source: Sendable {

@@ -14,7 +14,7 @@ import HTTPCore
 /// let tokens = TokenRefresher(token: storedToken) { rejected in
 ///     try await authService.refreshAccessToken()
 /// }
-/// let client = Client(baseURL: base, interceptors: [BearerAuth(tokens)])
+/// let client = Client(baseURL: baseURL, interceptors: [BearerAuth(tokens)])
 /// ```
 public actor TokenRefresher {
     /// Fetches a new token; gets the token that was rejected, if any.

@@ -16,16 +16,43 @@ struct CallRecord {
     }
 }
 
-/// Emits the events of one call, or nothing when the client has no observers.
+/// Makes and delivers the events of one call, or nothing when the client has no observers.
 struct EventEmitter: Sendable {
     let hub: ObserverHub?
     let id: UInt64
     let start: ContinuousClock.Instant
 
-    func emit(_ kind: @autoclosure () -> ClientEvent.Kind) {
-        guard let hub else { return }
-        hub.emit(ClientEvent(requestID: id, elapsed: ContinuousClock.now - start, kind: kind()))
+    func event(_ kind: ClientEvent.Kind) -> ClientEvent {
+        ClientEvent(requestID: id, elapsed: ContinuousClock.now - start, kind: kind)
     }
+
+    func emit(_ events: [ClientEvent]) {
+        guard let hub, !events.isEmpty else { return }
+        hub.emit(events)
+    }
+}
+
+/// Events of one call recorded as they happen and delivered together where the call
+/// waits anyway (before a transport call, before a retry wait, at the end), so an
+/// observer's task wakes about twice per call instead of once per event.
+struct EventBuffer {
+    let emitter: EventEmitter
+    private var pending: [ClientEvent] = []
+
+    init(_ emitter: EventEmitter) { self.emitter = emitter }
+
+    mutating func record(_ kind: @autoclosure () -> ClientEvent.Kind) {
+        guard emitter.hub != nil else { return }
+        pending.append(emitter.event(kind()))
+    }
+
+    /// The recorded events, which the caller now delivers.
+    mutating func take() -> [ClientEvent] {
+        defer { pending = [] }
+        return pending
+    }
+
+    mutating func flush() { emitter.emit(take()) }
 }
 
 /// The final exchange of an attempt: the response and the request that produced it.
@@ -43,24 +70,28 @@ extension Client {
         -> ClientResponse<ResponseContent>
     {
         let start = ContinuousClock.now
-        let events = EventEmitter(hub: hub.isEmpty ? nil : hub, id: hub.isEmpty ? 0 : counter.next(), start: start)
+        var events = EventBuffer(
+            EventEmitter(hub: hub.isEmpty ? nil : hub, id: hub.isEmpty ? 0 : counter.next(), start: start))
         defer { options.progressUpdates?.finish() }
         var record = CallRecord(start: start)
         do {
-            let response = try await runAttempts(request, options: options, mode: mode, record: &record, events: events)
-            events.emit(.finished(status: response.head.status, error: nil, metrics: response.metrics))
+            let response = try await runAttempts(
+                request, options: options, mode: mode, record: &record, events: &events)
+            events.record(.finished(status: response.head.status, error: nil, metrics: response.metrics))
+            events.flush()
             return response
         } catch {
             let failure = ClientError.wrapping(error, request: request, fallback: .transport).withAttempts(
                 record.history)
-            events.emit(.finished(status: failure.response?.status, error: failure, metrics: record.metrics()))
+            events.record(.finished(status: failure.response?.status, error: failure, metrics: record.metrics()))
+            events.flush()
             throw failure
         }
     }
 
     private func runAttempts(
         _ request: HTTPRequest, options: RequestOptions, mode: ResponseBodyMode, record: inout CallRecord,
-        events: EventEmitter
+        events: inout EventBuffer
     ) async throws -> ClientResponse<ResponseContent> {
         let base = try resolved(request)
         var context = InterceptorContext(
@@ -78,7 +109,9 @@ extension Client {
             context.request = base
             let prepared = try await prepare(base, context: &context)
             context.request = prepared
-            events.emit(.prepared(prepared, attempt: attempt))
+            events.record(.prepared(prepared, attempt: attempt))
+            let prelude = events.take()
+            let emitter = events.emitter
 
             let attemptStart = ContinuousClock.now
             var exchange: Exchange?
@@ -87,14 +120,14 @@ extension Client {
                 let result = try await withTimeout(timeout, request: prepared) { [self, attempt] in
                     try await followRedirects(
                         from: prepared, options: transportOptions, limit: redirectLimit, attempt: attempt,
-                        events: events)
+                        prelude: prelude, events: emitter)
                 }
                 exchange = result
                 record.redirects += result.redirects
                 record.bytesSent = result.response.bytesSent
                 record.bytesReceived = Self.byteCount(of: result.response.body)
                 outcome = .response(result.response.head, body: Self.bufferedBody(of: result.response.body))
-                events.emit(.responseReceived(result.response.head, attempt: attempt))
+                events.record(.responseReceived(result.response.head, attempt: attempt))
             } catch {
                 let failure = ClientError.wrapping(error, request: prepared, fallback: .transport)
                 record.history.append(
@@ -102,7 +135,7 @@ extension Client {
                         number: attempt, status: nil, failure: failure.code.rawValue,
                         duration: Self.seconds(since: attemptStart)))
                 if failure.code == .cancelled { throw failure }
-                events.emit(.transportError(failure, attempt: attempt))
+                events.record(.transportError(failure, attempt: attempt))
                 outcome = .failure(failure)
             }
             if let exchange {
@@ -144,7 +177,8 @@ extension Client {
                 return ClientResponse(
                     head: head, body: exchange.response.body, request: exchange.request, metrics: record.metrics())
             case .retry(let wait):
-                events.emit(.retryScheduled(attempt: attempt, delay: wait, reason: reason))
+                events.record(.retryScheduled(attempt: attempt, delay: wait, reason: reason))
+                events.flush()
                 try await Self.sleep(wait, request: base)
             case .giveUp(let refusal):
                 throw ClientError(
@@ -193,14 +227,21 @@ extension Client {
         return .proceed
     }
 
-    /// Sends `request` and follows redirects up to `limit`, emitting `sent` and `redirected`.
+    /// Sends `request` and follows redirects up to `limit`; delivers `prelude` with the first
+    /// `sent` event, and each `redirected` event with the next `sent`.
     private func followRedirects(
-        from request: HTTPRequest, options: TransportOptions, limit: Int, attempt: Int, events: EventEmitter
+        from request: HTTPRequest, options: TransportOptions, limit: Int, attempt: Int, prelude: [ClientEvent],
+        events: EventEmitter
     ) async throws -> Exchange {
         var current = request
         var redirects = 0
+        var batch = prelude
         while true {
-            events.emit(.sent(current, attempt: attempt))
+            if events.hub != nil {
+                batch.append(events.event(.sent(current, attempt: attempt)))
+                events.emit(batch)
+                batch = []
+            }
             let response = try await transport.send(current, options: options)
             guard limit > 0, let next = try RedirectFollower.nextRequest(after: current, response: response.head) else {
                 return Exchange(response: response, request: current, redirects: redirects)
@@ -211,7 +252,9 @@ extension Client {
                     request: request, response: response.head)
             }
             redirects += 1
-            events.emit(.redirected(from: current.url, to: next.url, status: response.head.status))
+            if events.hub != nil {
+                batch.append(events.event(.redirected(from: current.url, to: next.url, status: response.head.status)))
+            }
             current = next
         }
     }
@@ -222,19 +265,10 @@ extension Client {
         _ timeout: Duration?, request: HTTPRequest, _ operation: @escaping @Sendable () async throws -> Result
     ) async throws -> Result {
         guard let timeout else { return try await operation() }
-        return try await withThrowingTaskGroup(of: Result?.self) { group in
-            group.addTask { try await operation() }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                return nil
-            }
-            defer { group.cancelAll() }
-            if let result = try await group.next(), let result {
-                return result
-            }
-            if Task.isCancelled { throw CancellationError() }
-            throw ClientError(.timedOut, "no response within the timeout of \(timeout)", request: request)
-        }
+        return try await deadlines.run(
+            timeout: timeout,
+            onTimeout: { ClientError(.timedOut, "no response within the timeout of \(timeout)", request: request) },
+            operation)
     }
 
     private static func sleep(_ wait: Duration, request: HTTPRequest) async throws {

@@ -23,12 +23,12 @@ import HTTPCore
 ///
 /// ```swift
 /// let client = Client(
-///     baseURL: URL(string: "https://api.example.com/v2")!,
+///     baseURL: baseURL,  // such as https://api.example.com/v2
 ///     interceptors: [BearerAuth(token: "secret"), Logging(.headers) { print($0) }],
 ///     retry: [.transportErrors(max: 3), .status([429, 503]), .backoff(.exponential(base: 0.5, cap: 30))]
 /// )
-/// let response = try await client.send(HTTPRequest(url: URL(string: "users/42")!))
-/// print(response.status, String(decoding: response.body, as: UTF8.self))
+/// let response = try await client.send(HTTPRequest(url: URL(string: "bearer")!))
+/// print(response.status)  // 200 OK
 /// ```
 public final class Client: Sendable {
     /// The URL relative request URLs resolve against, if any.
@@ -52,20 +52,21 @@ public final class Client: Sendable {
     let resolver: BaseURLResolver
     let hub: ObserverHub
     let counter = RequestCounter()
+    let deadlines = DeadlineScheduler()
     private let defaultFieldNames: Set<HTTPFieldName>
 
     /// Creates a client.
     /// - Parameters:
     ///   - baseURL: The URL relative request URLs resolve against.
     ///   - headerFields: Fields added to requests that lack them.
-    ///   - transport: What sends the requests.
+    ///   - transport: What sends the requests; a new ``URLSessionTransport`` by default.
     ///   - interceptors: Interceptors; `prepare` in this order, `decide` in reverse.
     ///   - observers: Observers of every step.
     ///   - retry: The retry policies; ``RetryStack/default`` by default.
     ///   - redirectLimit: The most redirects per attempt; 10 by default, 0 to not follow.
     ///   - timeout: The default per-attempt timeout; 60 seconds by default.
     public init(
-        baseURL: URL? = nil, headerFields: HTTPFields = [], transport: any ClientTransport,
+        baseURL: URL? = nil, headerFields: HTTPFields = [], transport: any ClientTransport = URLSessionTransport(),
         interceptors: [any Interceptor] = [], observers: [any ClientObserver] = [], retry: RetryStack = .default,
         redirectLimit: Int = 10, timeout: Duration? = .seconds(60)
     ) {
@@ -99,23 +100,27 @@ public final class Client: Sendable {
         -> ClientResponse<Data>
     {
         let response = try await execute(request, options: options, mode: .buffered(limit: options.responseBodyLimit))
-        switch response.body {
-        case .data(let data): return response.replacingBody(data)
-        case .file(let url, _):
-            defer { try? FileManager.default.removeItem(at: url) }
-            let data = try Data(contentsOf: url)
-            return response.replacingBody(data)
-        case .stream(let stream):
-            var data = Data()
-            for try await chunk in stream {
-                guard data.count + chunk.count <= options.responseBodyLimit else {
-                    throw ClientError(
-                        .responseTooLarge, "the response body exceeds the limit of \(options.responseBodyLimit) bytes",
-                        request: response.request, response: response.head)
+        do {
+            switch response.body {
+            case .data(let data): return response.replacingBody(data)
+            case .file(let url, _):
+                defer { try? FileManager.default.removeItem(at: url) }
+                return response.replacingBody(try Data(contentsOf: url))
+            case .stream(let stream):
+                var data = Data()
+                for try await chunk in stream {
+                    guard data.count + chunk.count <= options.responseBodyLimit else {
+                        throw ClientError(
+                            .responseTooLarge,
+                            "the response body exceeds the limit of \(options.responseBodyLimit) bytes",
+                            request: response.request, response: response.head)
+                    }
+                    data.append(chunk)
                 }
-                data.append(chunk)
+                return response.replacingBody(data)
             }
-            return response.replacingBody(data)
+        } catch {
+            throw ClientError.wrapping(error, request: response.request, fallback: .transport)
         }
     }
 
@@ -157,7 +162,9 @@ public final class Client: Sendable {
     ///
     /// The call returns once the response head is in; read the body from
     /// ``ClientResponse/body``. At most ``RequestOptions/responseBodyLimit`` unread bytes
-    /// are buffered (some transports cannot slow the server down).
+    /// are buffered (some transports cannot slow the server down). The call, its
+    /// `finished` observer event and its ``RequestOptions/progressUpdates`` end when the
+    /// head arrives; failures of the body are thrown by the stream.
     /// - Parameters:
     ///   - request: The request.
     ///   - options: Per-call settings.
@@ -175,8 +182,11 @@ public final class Client: Sendable {
         case .data(let data): return response.replacingBody(ResponseStream(Self.singleChunk(data)))
         case .file(let url, _):
             defer { try? FileManager.default.removeItem(at: url) }
-            let data = try Data(contentsOf: url)
-            return response.replacingBody(ResponseStream(Self.singleChunk(data)))
+            do {
+                return response.replacingBody(ResponseStream(Self.singleChunk(try Data(contentsOf: url))))
+            } catch {
+                throw ClientError.wrapping(error, request: response.request, fallback: .transport)
+            }
         }
     }
 

@@ -15,9 +15,11 @@ enum RedirectFollower {
     ///   be kept but the body is a one-shot stream.
     static func nextRequest(after request: HTTPRequest, response: HTTPResponse) throws(ClientError) -> HTTPRequest? {
         let code = response.status.code
-        guard [301, 302, 303, 307, 308].contains(code), let location = response.headerFields[.location] else {
-            return nil
+        switch code {
+        case 301, 302, 303, 307, 308: break
+        default: return nil
         }
+        guard let location = response.headerFields[.location] else { return nil }
         guard let target = URL(string: location, relativeTo: request.url)?.absoluteURL,
             let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https", target.host != nil
         else {

@@ -19,7 +19,8 @@ public struct RequestOptions: Sendable {
     /// Called with upload and download progress, from any thread.
     public var progress: (@Sendable (TransferProgress) -> Void)?
     /// Receives the same progress as ``progress``; the client finishes it when the call
-    /// ends, so a `for await` loop over its stream terminates.
+    /// ends (for ``Client/stream(_:options:)``, when the response head arrives), so a
+    /// `for await` loop over its stream terminates.
     ///
     /// ```swift
     /// let (updates, continuation) = AsyncStream.makeStream(of: TransferProgress.self)

@@ -9,8 +9,8 @@ import HTTPCore
 ///
 /// ```swift
 /// let headers = DefaultHeaderFields(try HTTPFields(["Accept": "application/json"]))
-///     .adding(try HTTPFieldName("X-Request-ID"), mode: .always) { _ in UUID().uuidString }
-/// let client = Client(baseURL: base, interceptors: [headers])
+///     .adding(try HTTPFieldName("X-Trace-ID"), mode: .always) { _ in UUID().uuidString }
+/// let client = Client(baseURL: baseURL, interceptors: [headers])
 /// ```
 public struct DefaultHeaderFields: Interceptor {
     /// Whether a field replaces one the request already has.

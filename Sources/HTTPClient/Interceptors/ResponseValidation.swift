@@ -12,7 +12,10 @@ import HTTPCore
 ///
 /// ```swift
 /// let validation = ResponseValidation(statuses: [200...299, 304...304], contentTypes: [.json])
-/// let client = Client(baseURL: base, interceptors: [validation, Logging(.line) { print($0) }])
+/// let client = Client(baseURL: baseURL, interceptors: [validation, Logging(.line) { print($0) }])
+/// _ = try? await client.send(HTTPRequest(url: URL(string: "html")!))
+/// // -> GET http://…/html (attempt 1)
+/// // <- 200 OK GET http://…/html (0.004 s), then validationFailed: text/html is not acceptable
 /// ```
 public struct ResponseValidation: Interceptor {
     /// The acceptable status codes.

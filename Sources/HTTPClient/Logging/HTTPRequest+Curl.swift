@@ -12,10 +12,10 @@ extension HTTPRequest {
     /// can end the quoting.
     ///
     /// ```swift
-    /// var request = HTTPRequest(method: .post, url: URL(string: "https://example.com/it's")!)
-    /// request.body = HTTPBody("a=1")
+    /// var request = HTTPRequest(method: .post, url: URL(string: "https://example.com/notes")!)
+    /// request.body = HTTPBody("it's")
     /// print(request.curlCommand())
-    /// // curl -X 'POST' 'https://example.com/it%27s' --data-raw 'a=1'
+    /// // curl -X 'POST' 'https://example.com/notes' --data-raw 'it'\''s'
     /// ```
     /// - Parameter redacting: Field names whose values are hidden.
     /// - Returns: The command, on one line, preceded by a comment line for a stream body.

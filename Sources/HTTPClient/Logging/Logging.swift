@@ -16,9 +16,10 @@ import HTTPCore
 ///
 /// ```swift
 /// let logging = Logging(.headers) { line in print(line) }
-/// let client = Client(baseURL: base, interceptors: [BearerAuth(token: "t"), logging])
-/// // -> GET https://api.example.com/v2/users (attempt 1)
-/// //    Authorization: <redacted>
+/// let client = Client(baseURL: baseURL, interceptors: [BearerAuth(token: "t"), logging])
+/// _ = try await client.send(HTTPRequest(url: URL(string: "get")!))
+/// // -> GET http://…/get (attempt 1)
+/// // Authorization: <redacted>
 /// ```
 public struct Logging: Interceptor {
     /// How much to write.

@@ -5,13 +5,18 @@
 /// arrive in the order they happened; events of concurrent requests interleave. Events
 /// already queued when the client is released are still delivered.
 ///
+/// To keep the request path cheap, the client hands a call's events over in small
+/// batches at the points where the call waits anyway: before each transport call (with
+/// `prepared` and `sent`), before each retry wait, and when the call ends. Each event's
+/// ``ClientEvent/elapsed`` is the time it happened, not the time it was delivered.
+///
 /// ```swift
-/// struct Counter: ClientObserver {
-///     let sent: Counter.Box
+/// actor SentCounter: ClientObserver {
+///     private(set) var sent = 0
+///
 ///     func receive(_ event: ClientEvent) async {
-///         if case .sent = event.kind { await sent.increment() }
+///         if case .sent = event.kind { sent += 1 }
 ///     }
-///     actor Box { var value = 0; func increment() { value += 1 } }
 /// }
 /// ```
 public protocol ClientObserver: Sendable {
@@ -24,7 +29,9 @@ public protocol ClientObserver: Sendable {
 ///
 /// ```swift
 /// let printer = EventObserver { event in print(event) }
-/// let client = Client(baseURL: base, observers: [printer])
+/// let client = Client(baseURL: baseURL, observers: [printer])
+/// _ = try await client.send(HTTPRequest(url: URL(string: "get")!))
+/// // #1 prepared GET http://…/get (attempt 1), then sent, received, finished
 /// ```
 public struct EventObserver: ClientObserver {
     private let handler: @Sendable (ClientEvent) async -> Void

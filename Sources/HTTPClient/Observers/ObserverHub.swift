@@ -1,14 +1,19 @@
 /// Fans events out to observers, one unbounded stream and one draining task each.
+///
+/// Events travel in batches (see `EventBuffer`): one yield, and at most one wake-up of
+/// an observer's task, per batch.
 final class ObserverHub: Sendable {
-    private let continuations: [AsyncStream<ClientEvent>.Continuation]
+    private let continuations: [AsyncStream<[ClientEvent]>.Continuation]
 
     init(_ observers: [any ClientObserver]) {
-        var continuations: [AsyncStream<ClientEvent>.Continuation] = []
+        var continuations: [AsyncStream<[ClientEvent]>.Continuation] = []
         continuations.reserveCapacity(observers.count)
         for observer in observers {
-            let (stream, continuation) = AsyncStream.makeStream(of: ClientEvent.self, bufferingPolicy: .unbounded)
+            let (stream, continuation) = AsyncStream.makeStream(of: [ClientEvent].self, bufferingPolicy: .unbounded)
             Task.detached {
-                for await event in stream { await observer.receive(event) }
+                for await batch in stream {
+                    for event in batch { await observer.receive(event) }
+                }
             }
             continuations.append(continuation)
         }
@@ -21,7 +26,7 @@ final class ObserverHub: Sendable {
 
     var isEmpty: Bool { continuations.isEmpty }
 
-    func emit(_ event: ClientEvent) {
-        for continuation in continuations { continuation.yield(event) }
+    func emit(_ events: [ClientEvent]) {
+        for continuation in continuations { continuation.yield(events) }
     }
 }

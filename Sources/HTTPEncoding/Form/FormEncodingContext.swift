@@ -14,12 +14,14 @@ final class FormEncodingContext {
     let literalBools: Bool
     let plusForSpace: Bool
     let style: FormStyle
-    /// Where ``freeze(_:)`` assembles a fragment before appending it to the arena.
+    /// Where ``freeze(_:reclaimingFrom:)`` assembles a fragment before appending it to the arena.
     @exclusivity(unchecked) private var scratch = FormBytes(capacity: 1024)
     // Unchecked: one encoding run uses a context on one thread, and no access to the arena
     // overlaps another (each append finishes before the next begins); dynamic exclusivity
     // checks here cost about a tenth of the encoding time.
     @exclusivity(unchecked) private(set) var arena = FormBytes(capacity: 4096)
+    /// The longest the arena has been: slices are 32-bit, so past 4 GiB they would wrap.
+    private var peakArenaCount = 0
 
     deinit {
         arena.free()
@@ -133,6 +135,7 @@ final class FormEncodingContext {
         default:
             return node
         }
+        peakArenaCount = max(peakArenaCount, arena.count)
         arena.truncate(to: mark)
         let start = arena.count
         scratch.withUnsafeBufferPointer { arena.append(contentsOf: $0) }
@@ -220,7 +223,7 @@ final class FormEncodingContext {
     }
 
     /// Whether every offset handed out fits the 32 bits of a ``FormSlice``.
-    var arenaFitsSlices: Bool { arena.count <= Int(UInt32.max) }
+    var arenaFitsSlices: Bool { max(peakArenaCount, arena.count) <= Int(UInt32.max) }
 
     private static let trueText: [UInt8] = Array("true".utf8)
     private static let falseText: [UInt8] = Array("false".utf8)

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The order in which an object's members are written, shared by the writer and by
-/// ``FormEncodingContext/freeze(_:)``: sorted by the written bytes of their keys, or as
+/// ``FormEncodingContext/freeze(_:reclaimingFrom:)``: sorted by the written bytes of their keys, or as
 /// encoded; of a key encoded twice only the last value is written.
 enum FormMemberOrder {
     /// The positions of the members to write, in order.

@@ -13,7 +13,7 @@ enum FormNode {
     case object(FormObject)
     case array(FormArray)
     /// A finished object or array of scalars, already written out as the rest of each of
-    /// its pairs (`&%5Bcount%5D=1&%5Btags%5D%5B%5D=a…`): see ``FormEncodingContext/freeze(_:)``.
+    /// its pairs (`&%5Bcount%5D=1&%5Btags%5D%5B%5D=a…`): see ``FormEncodingContext/freeze(_:reclaimingFrom:)``.
     case fragment(FormSlice)
 }
 

@@ -1,0 +1,236 @@
+import Foundation
+import HTTPCore
+import TestSupport
+import Testing
+
+@testable import HTTPClient
+
+// Each test holds, verbatim, one ```swift block of Docs/HTTPClient.md or the DocC catalog
+// and runs it (against the local httpbin from `scripts/test` where it needs a server), with
+// `print` captured to check what the comments say it prints. `everySnippetIsHere` fails when
+// a block of the documents is missing from this file.
+
+@Suite("Examples in Docs/HTTPClient.md and the DocC catalog")
+struct GuideSnippetTests {
+    @Test(
+        "every ```swift block of the documents appears verbatim in this file",
+        arguments: ["Docs/HTTPClient.md", "Sources/HTTPClient/HTTPClient.docc/HTTPClient.md"])
+    func everySnippetIsHere(document: String) throws {
+        let tests = try SnippetSource.read("Tests/HTTPClientTests/GuideSnippetTests.swift")
+        let blocks = SnippetSource.markdownBlocks(try SnippetSource.read(document))
+        #expect(!blocks.isEmpty)
+        for block in blocks {
+            #expect(SnippetSource.contains(block, in: tests), "snippet of \(document) is not tested:\n\(block)")
+        }
+    }
+
+    @Test("guide: a first request")
+    func firstRequest() async throws {
+        let baseURL = try TestServers.httpbin()
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let client = Client(baseURL: baseURL)
+        let response = try await client.send(HTTPRequest(url: URL(string: "get?name=heron")!))
+        print(response.status)  // 200 OK
+        print(response.headerFields[.contentType] ?? "")  // application/json
+        print(response.metrics.attempts.count)  // 1
+
+        #expect(printed == ["200 OK", "application/json", "1"])
+    }
+
+    @Test("guide: composing a client")
+    func composing() async throws {
+        let baseURL = try TestServers.httpbin()
+        let printed = Collector<String>()
+        @Sendable func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let tokens = TokenRefresher(token: "expired") { _ in "fresh-token" }
+        let client = Client(
+            baseURL: baseURL,
+            headerFields: try HTTPFields(["Accept": "application/json"]),
+            interceptors: [
+                ResponseValidation(statuses: [200...299]),
+                BearerAuth(tokens),
+                Logging(.headers) { line in print(line) },
+            ],
+            observers: [EventObserver { event in if case .finished = event.kind { print(event) } }],
+            retry: [
+                .transportErrors(max: 3),
+                .status([429, 503], honorRetryAfter: true),
+                .attempts(max: 4),
+                .backoff(.exponential(base: 0.5, cap: 30), jitter: .full),
+            ],
+            timeout: .seconds(10)
+        )
+        let response = try await client.send(HTTPRequest(url: URL(string: "bearer")!))
+        print(response.status)  // 200 OK
+
+        #expect(printed.values.last == "200 OK")
+        let log = printed.values.joined(separator: "\n")
+        #expect(log.contains("-> GET \(baseURL.absoluteString)/bearer (attempt 1)"))
+        #expect(log.contains("Authorization: <redacted>"))
+        #expect(log.contains("Accept: application/json"))
+        #expect(!log.contains("expired"))
+    }
+
+    @Test("guide: writing an interceptor")
+    func writingAnInterceptor() async throws {
+        let baseURL = try TestServers.httpbin()
+        let printed = Collector<String>()
+        @Sendable func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        enum StartedAt: RequestValueKey { typealias Value = Date }
+
+        struct Timing: Interceptor {
+            let report: @Sendable (String) -> Void
+
+            func prepare(_ request: inout HTTPRequest, context: inout InterceptorContext) async throws {
+                if context.values[StartedAt.self] == nil { context.values[StartedAt.self] = Date() }
+                try request.headerFields.set(try HTTPFieldName("X-Attempt"), String(context.attempt))
+            }
+
+            func decide(
+                _ outcome: AttemptOutcome, context: inout InterceptorContext
+            ) async throws -> InterceptorDecision {
+                if outcome.response?.status == .tooManyRequests { return .retryAfter(.seconds(1)) }
+                report("attempt \(context.attempt) of \(context.originalRequest.url.path) ended")
+                return .proceed
+            }
+        }
+
+        let client = Client(baseURL: baseURL, interceptors: [Timing { print($0) }])
+        _ = try await client.send(HTTPRequest(url: URL(string: "status/200")!))  // attempt 1 of /status/200 ended
+
+        #expect(printed.values == ["attempt 1 of /status/200 ended"])
+    }
+
+    @Test("guide: the retry stack as a state machine")
+    func retryStateMachine() {
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let stack: RetryStack = [.status([503]), .attempts(max: 2), .backoff(.constant(1), jitter: .none)]
+        var state = RetryState()
+        let unavailable = AttemptOutcome.response(HTTPResponse(status: .serviceUnavailable), body: nil)
+        let request = HTTPRequest(url: URL(string: "https://api.example.com/")!)
+        print(
+            stack.decide(
+                after: unavailable, of: request, attempt: 1, elapsed: .zero, retriesNonIdempotent: false, state: &state)
+        )
+        // retry(after: 1.0 seconds)
+        print(
+            stack.decide(
+                after: unavailable, of: request, attempt: 2, elapsed: .zero, retriesNonIdempotent: false, state: &state)
+        )
+        // giveUp(reason: "the limit of 2 attempts was reached")
+
+        #expect(printed == ["retry(after: 1.0 seconds)", #"giveUp(reason: "the limit of 2 attempts was reached")"#])
+    }
+
+    @Test("guide: per-request options")
+    func perRequestOptions() async throws {
+        let baseURL = try TestServers.httpbin()
+        enum StartedAt: RequestValueKey { typealias Value = Date }
+        let client = Client(baseURL: baseURL)
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        var options = RequestOptions(timeout: .seconds(2))
+        options.retriesNonIdempotent = true  // this POST is safe to repeat
+        options.values[StartedAt.self] = Date()  // seen by the interceptors
+        let post = HTTPRequest(method: .post, url: URL(string: "post")!, body: HTTPBody("hello"))
+        let response = try await client.send(post, options: options)
+        print(response.status)  // 200 OK
+
+        #expect(printed == ["200 OK"])
+        #expect(String(decoding: response.body, as: UTF8.self).contains(#""Content-Length": "5""#))
+    }
+
+    @Test("guide: a download with progress")
+    func downloadWithProgress() async throws {
+        let baseURL = try TestServers.httpbin()
+        let client = Client(baseURL: baseURL)
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let destination = FileManager.default.temporaryDirectory.appendingPathComponent("bytes.bin")
+        let (updates, continuation) = AsyncStream.makeStream(of: TransferProgress.self)
+        var options = RequestOptions()
+        options.progressUpdates = continuation
+        async let download = client.download(
+            HTTPRequest(url: URL(string: "bytes/4096")!), to: destination, options: options)
+        var last: TransferProgress?
+        for await update in updates { last = update }
+        let file = try await download
+        print(file.body.lastPathComponent, last?.fractionCompleted ?? 0)  // bytes.bin 1.0
+
+        #expect(printed == ["bytes.bin 1.0"])
+        #expect(try Data(contentsOf: destination).count == 4096)
+        try? FileManager.default.removeItem(at: destination)
+    }
+
+    @Test("guide: a streamed response")
+    func streamedResponse() async throws {
+        let baseURL = try TestServers.httpbin()
+        let client = Client(baseURL: baseURL)
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let streamed = try await client.stream(HTTPRequest(url: URL(string: "stream-bytes/2048")!))
+        var total = 0
+        for try await chunk in streamed.body { total += chunk.count }
+        print(total)  // 2048
+
+        #expect(printed == ["2048"])
+    }
+
+    @Test("guide: a validation error")
+    func validationError() async throws {
+        let baseURL = try TestServers.httpbin()
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let strict = Client(baseURL: baseURL, interceptors: [ResponseValidation()], retry: .none)
+        do {
+            _ = try await strict.send(HTTPRequest(url: URL(string: "status/418")!))
+        } catch let error as ClientError where error.code == .validationFailed {
+            print(error.response?.status.code ?? 0)  // 418
+        }
+
+        #expect(printed == ["418"])
+    }
+
+    @Test("guide: a curl command")
+    func curl() throws {
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        var request = HTTPRequest(method: .post, url: URL(string: "https://api.example.com/notes")!)
+        try request.headerFields.set(.authorization, "Bearer secret")
+        request.body = HTTPBody("it's done")
+        print(request.curlCommand())
+        // curl -X 'POST' 'https://api.example.com/notes' -H 'Authorization: <redacted>' --data-raw 'it'\''s done'
+
+        #expect(
+            printed == [
+                #"curl -X 'POST' 'https://api.example.com/notes' -H 'Authorization: <redacted>' --data-raw 'it'\''s done'"#
+            ])
+    }
+
+    @Test("guide and catalog: testing with StubTransport")
+    func stubTransport() async throws {
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let stub = StubTransport()
+        stub.on(.method(.delete), reply: [.status(.serviceUnavailable), .status(.noContent)])
+        stub.on(.path("/v2/users/42"), reply: .status(.ok, body: Data(#"{"id":42}"#.utf8)))
+        let client = Client(baseURL: URL(string: "https://api.example.com/v2")!, transport: stub)
+        let user = try await client.send(HTTPRequest(url: URL(string: "users/42")!))
+        let deleted = try await client.send(HTTPRequest(method: .delete, url: URL(string: "users/42")!))
+        print(user.status, deleted.status, stub.requests.count)  // 200 OK 204 No Content 3
+
+        #expect(printed == ["200 OK 204 No Content 3"])
+    }
+}

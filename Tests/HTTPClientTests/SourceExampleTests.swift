@@ -1,0 +1,365 @@
+import Foundation
+import HTTPCore
+import TestSupport
+import Testing
+
+@testable import HTTPClient
+
+// Each test holds, verbatim, the ```swift example of one documentation comment of
+// Sources/HTTPClient and runs it (against the local servers of `scripts/test` where it sends
+// a request), with `print` captured. `everySourceExampleIsHere` fails when an example is
+// missing from this file.
+
+@Suite("Examples in the HTTPClient documentation comments")
+struct SourceExampleTests {
+    @Test("every ```swift example of Sources/HTTPClient appears verbatim in this file")
+    func everySourceExampleIsHere() throws {
+        let tests = try SnippetSource.read("Tests/HTTPClientTests/SourceExampleTests.swift")
+        let root = SnippetSource.packageRoot.appendingPathComponent("Sources/HTTPClient")
+        let files = FileManager.default.enumerator(atPath: root.path)?.compactMap { $0 as? String } ?? []
+        var count = 0
+        for file in files.sorted() where file.hasSuffix(".swift") && !file.contains("URLSession") {
+            for block in SnippetSource.docCommentBlocks(try SnippetSource.read("Sources/HTTPClient/\(file)")) {
+                count += 1
+                #expect(SnippetSource.contains(block, in: tests), "example in \(file) is not tested:\n\(block)")
+            }
+        }
+        #expect(count >= 20)
+    }
+
+    /// A client on a stub that answers 200 to everything.
+    static func stubClient() -> Client {
+        Client(baseURL: URL(string: "https://api.example.com/v2")!, transport: StubTransport(fallback: .status(.ok)))
+    }
+
+    @Test("ClientError")
+    func clientError() async throws {
+        let baseURL = try TestServers.httpbin()
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let client = Client(baseURL: baseURL, retry: [.status([503], max: 1)])
+        do {
+            _ = try await client.send(HTTPRequest(url: URL(string: "status/503")!))
+        } catch let error as ClientError where error.code == .tooManyRetries {
+            print(error.attempts.count, error.response?.status.code ?? 0)  // 2 503
+        }
+
+        #expect(printed == ["2 503"])
+    }
+
+    @Test("ClientObserver")
+    func clientObserver() async throws {
+        actor SentCounter: ClientObserver {
+            private(set) var sent = 0
+
+            func receive(_ event: ClientEvent) async {
+                if case .sent = event.kind { sent += 1 }
+            }
+        }
+
+        let counter = SentCounter()
+        let stub = StubTransport(fallback: .status(.ok))
+        let client = Client(baseURL: URL(string: "https://api.example.com")!, transport: stub, observers: [counter])
+        _ = try await client.send(HTTPRequest(url: URL(string: "x")!))
+        for _ in 0..<200 where await counter.sent == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(await counter.sent == 1)
+    }
+
+    @Test("EventObserver")
+    func eventObserver() async throws {
+        let baseURL = try TestServers.httpbin()
+        let printed = Collector<String>()
+        @Sendable func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let printer = EventObserver { event in print(event) }
+        let client = Client(baseURL: baseURL, observers: [printer])
+        _ = try await client.send(HTTPRequest(url: URL(string: "get")!))
+        // #1 prepared GET http://…/get (attempt 1), then sent, received, finished
+
+        for _ in 0..<200 where printed.count < 4 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(printed.values.first == "#1 prepared GET \(baseURL.absoluteString)/get (attempt 1)")
+        #expect(printed.values.count == 4)
+        #expect(printed.values.last?.hasPrefix("#1 finished 200 OK") == true)
+    }
+
+    @Test("BasicAuth")
+    func basicAuth() async throws {
+        let baseURL = try TestServers.httpbin()
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let client = Client(baseURL: baseURL, interceptors: [BasicAuth(username: "ada", password: "secret")])
+        let response = try await client.send(HTTPRequest(url: URL(string: "basic-auth/ada/secret")!))
+        print(response.status)  // 200 OK
+
+        #expect(printed == ["200 OK"])
+    }
+
+    @Test("TokenRefresher")
+    func tokenRefresher() async throws {
+        let baseURL = try TestServers.faultServer()
+        struct AuthService: Sendable {
+            func refreshAccessToken() async throws -> String { "fresh-from-service" }
+        }
+        let authService = AuthService()
+        let storedToken = "expired"
+
+        let tokens = TokenRefresher(token: storedToken) { rejected in
+            try await authService.refreshAccessToken()
+        }
+        let client = Client(baseURL: baseURL, interceptors: [BearerAuth(tokens)])
+
+        let response = try await client.send(HTTPRequest(url: URL(string: "token-protected")!))
+        #expect(response.status == .ok)
+        #expect(await tokens.token == "fresh-from-service")
+    }
+
+    @Test("BearerAuth")
+    func bearerAuth() async throws {
+        let baseURL = try TestServers.faultServer()
+        @Sendable func fetchToken() async throws -> String { "fresh-1" }
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let tokens = TokenRefresher(token: "stale") { _ in try await fetchToken() }
+        let client = Client(baseURL: baseURL, interceptors: [BearerAuth(tokens)])
+        let response = try await client.send(HTTPRequest(url: URL(string: "token-protected")!))
+        print(response.status, response.metrics.attempts.count)  // 200 OK 2
+
+        #expect(printed == ["200 OK 2"])
+    }
+
+    @Test("RetryStack")
+    func retryStack() {
+        let client = Client(
+            baseURL: URL(string: "https://api.example.com")!,
+            retry: [.transportErrors(max: 3), .status([429, 503]), .backoff(.exponential(base: 0.5, cap: 30))]
+        )
+
+        #expect(
+            client.retry.policies == [
+                .transportErrors(max: 3), .status([429, 503]), .backoff(.exponential(base: 0.5, cap: 30)),
+            ])
+    }
+
+    @Test("RetryPolicy")
+    func retryPolicy() {
+        let retry: RetryStack = [
+            .transportErrors(max: 3),
+            .status([429, 503], honorRetryAfter: true),
+            .attempts(max: 4),
+            .backoff(.exponential(base: 0.5, cap: 30), jitter: .full),
+        ]
+
+        #expect(retry.policies.count == 4)
+        #expect(retry.policies[2] == .attempts(max: 4))
+    }
+
+    @Test("Backoff")
+    func backoff() {
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let backoff = Backoff.exponential(base: 0.5, cap: 30)
+        print(backoff.delay(forRetry: 1), backoff.delay(forRetry: 4))  // 0.5 4.0
+
+        #expect(printed == ["0.5 4.0"])
+    }
+
+    @Test("RequestOptions")
+    func requestOptions() async throws {
+        let client = Self.stubClient()
+        let request = HTTPRequest(method: .post, url: URL(string: "payments")!, body: HTTPBody("{}"))
+        let printed = Collector<String>()
+        @Sendable func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        var options = RequestOptions(timeout: .seconds(5))
+        options.retriesNonIdempotent = true  // this POST carries an idempotency key
+        options.progress = { print($0) }
+        let response = try await client.send(request, options: options)
+
+        #expect(response.status == .ok)
+        #expect(printed.values.contains("upload 2/2"))
+    }
+
+    @Test("RequestOptions.progressUpdates")
+    func progressUpdates() async throws {
+        let stub = StubTransport(fallback: .status(.ok, body: Data(count: 10)))
+        let client = Client(baseURL: URL(string: "https://api.example.com")!, transport: stub)
+        let request = HTTPRequest(url: URL(string: "file")!)
+        let destination = FileManager.default.temporaryDirectory.appendingPathComponent("heron-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: destination) }
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let (updates, continuation) = AsyncStream.makeStream(of: TransferProgress.self)
+        var options = RequestOptions()
+        options.progressUpdates = continuation
+        async let file = client.download(request, to: destination, options: options)
+        for await update in updates { print(update.fractionCompleted ?? 0) }
+        _ = try await file
+
+        #expect(printed == ["0.5", "1.0"])
+    }
+
+    @Test("Client")
+    func client() async throws {
+        let baseURL = try TestServers.httpbin()
+        let printed = Collector<String>()
+        @Sendable func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let client = Client(
+            baseURL: baseURL,  // such as https://api.example.com/v2
+            interceptors: [BearerAuth(token: "secret"), Logging(.headers) { print($0) }],
+            retry: [.transportErrors(max: 3), .status([429, 503]), .backoff(.exponential(base: 0.5, cap: 30))]
+        )
+        let response = try await client.send(HTTPRequest(url: URL(string: "bearer")!))
+        print(response.status)  // 200 OK
+
+        #expect(printed.values.last == "200 OK")
+        #expect(printed.values.first?.contains("Authorization: <redacted>") == true)
+    }
+
+    @Test("ClientResponse")
+    func clientResponse() async throws {
+        let client = Self.stubClient()
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let response = try await client.send(HTTPRequest(url: URL(string: "users/42")!))
+        print(response.status, response.body.count, response.metrics.attempts.count)
+
+        #expect(printed == ["200 OK 0 1"])
+    }
+
+    @Test("RequestValueKey")
+    func requestValueKey() {
+        enum TraceID: RequestValueKey {
+            typealias Value = String
+        }
+        var options = RequestOptions()
+        options.values[TraceID.self] = "4bf92f35"
+
+        #expect(options.values[TraceID.self] == "4bf92f35")
+    }
+
+    @Test("RequestValues")
+    func requestValues() {
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        enum Attempted: RequestValueKey { typealias Value = Bool }
+        var values = RequestValues()
+        values[Attempted.self] = true
+        print(values[Attempted.self] ?? false)  // true
+
+        #expect(printed == ["true"])
+    }
+
+    @Test("StubTransport")
+    func stubTransport() async throws {
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let stub = StubTransport()
+        stub.on(.path("/users/42"), reply: .status(.ok, body: Data(#"{"id":42}"#.utf8)))
+        stub.on(.method(.post), reply: [.status(.serviceUnavailable), .status(.created)])
+        let client = Client(baseURL: URL(string: "https://api.test")!, transport: stub)
+        _ = try await client.send(HTTPRequest(url: URL(string: "users/42")!))
+        print(stub.requests.map(\.url.path))  // ["/users/42"]
+
+        #expect(printed == [#"["/users/42"]"#])
+    }
+
+    @Test("ClientTransport")
+    func clientTransport() async throws {
+        struct Canned: ClientTransport {
+            func send(_ request: HTTPRequest, options: TransportOptions) async throws -> TransportResponse {
+                TransportResponse(head: HTTPResponse(status: .ok), body: .data(Data("hi".utf8)))
+            }
+        }
+
+        let client = Client(baseURL: URL(string: "https://api.example.com")!, transport: Canned())
+        #expect(try await client.send(HTTPRequest(url: URL(string: "x")!)).body == Data("hi".utf8))
+    }
+
+    @Test("DefaultHeaderFields")
+    func defaultHeaderFields() async throws {
+        let baseURL = try TestServers.httpbin()
+
+        let headers = DefaultHeaderFields(try HTTPFields(["Accept": "application/json"]))
+            .adding(try HTTPFieldName("X-Trace-ID"), mode: .always) { _ in UUID().uuidString }
+        let client = Client(baseURL: baseURL, interceptors: [headers])
+
+        let response = try await client.send(HTTPRequest(url: URL(string: "headers")!))
+        let json = try JSONSerialization.jsonObject(with: response.body) as? [String: [String: String]]
+        #expect(json?["headers"]?["Accept"] == "application/json")
+        #expect(json?["headers"]?["X-Trace-Id"]?.count == 36)
+    }
+
+    @Test("ResponseValidation")
+    func responseValidation() async throws {
+        let baseURL = try TestServers.httpbin()
+        let printed = Collector<String>()
+        @Sendable func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let validation = ResponseValidation(statuses: [200...299, 304...304], contentTypes: [.json])
+        let client = Client(baseURL: baseURL, interceptors: [validation, Logging(.line) { print($0) }])
+        _ = try? await client.send(HTTPRequest(url: URL(string: "html")!))
+        // -> GET http://…/html (attempt 1)
+        // <- 200 OK GET http://…/html (0.004 s), then validationFailed: text/html is not acceptable
+
+        #expect(printed.values.count == 2)
+        #expect(printed.values.last?.hasPrefix("<- 200 OK GET \(baseURL.absoluteString)/html") == true)
+        let error = await #expect(throws: ClientError.self) {
+            _ = try await client.send(HTTPRequest(url: URL(string: "html")!))
+        }
+        #expect(error?.code == .validationFailed)
+    }
+
+    @Test("Interceptor")
+    func interceptor() async throws {
+        struct UserAgent: Interceptor {
+            func prepare(_ request: inout HTTPRequest, context: inout InterceptorContext) async throws {
+                try request.headerFields.set(.userAgent, "Heron/1.0")
+            }
+        }
+
+        let stub = StubTransport(fallback: .status(.ok))
+        let client = Client(
+            baseURL: URL(string: "https://api.example.com")!, transport: stub, interceptors: [UserAgent()])
+        _ = try await client.send(HTTPRequest(url: URL(string: "x")!))
+        #expect(stub.requests.first?.headerFields[.userAgent] == "Heron/1.0")
+    }
+
+    @Test("Logging")
+    func logging() async throws {
+        let baseURL = try TestServers.httpbin()
+        let printed = Collector<String>()
+        @Sendable func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let logging = Logging(.headers) { line in print(line) }
+        let client = Client(baseURL: baseURL, interceptors: [BearerAuth(token: "t"), logging])
+        _ = try await client.send(HTTPRequest(url: URL(string: "get")!))
+        // -> GET http://…/get (attempt 1)
+        // Authorization: <redacted>
+
+        let request = try #require(printed.values.first).components(separatedBy: "\n")
+        #expect(request.first == "-> GET \(baseURL.absoluteString)/get (attempt 1)")
+        #expect(request.contains("Authorization: <redacted>"))
+    }
+
+    @Test("HTTPRequest.curlCommand")
+    func curlCommand() {
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        var request = HTTPRequest(method: .post, url: URL(string: "https://example.com/notes")!)
+        request.body = HTTPBody("it's")
+        print(request.curlCommand())
+        // curl -X 'POST' 'https://example.com/notes' --data-raw 'it'\''s'
+
+        #expect(printed == [#"curl -X 'POST' 'https://example.com/notes' --data-raw 'it'\''s'"#])
+    }
+}
