@@ -5,12 +5,14 @@ import Foundation
 struct FormParameterConverter {
     let context: FormEncodingContext
 
-    func node(forDictionary dictionary: [String: Any]) throws(HTTPEncodingError) -> FormNode {
+    func node(forDictionary dictionary: [String: Any], topLevel: Bool = false) throws(HTTPEncodingError) -> FormNode {
         let object = FormObject()
         for (key, value) in dictionary {
+            // The path is this key alone: enclosing levels prefix theirs as the error passes.
+            let name = context.key(key, topLevel: topLevel, at: [key])
+            if let refused = context.ambiguousKey { throw refused }
             do {
-                let node = try node(for: value)
-                object.set(context.key(key), node, in: context)
+                object.set(name, try node(for: value), in: context)
             } catch {
                 throw error.prefixed(by: [key])
             }
@@ -114,9 +116,11 @@ struct FormParameterConverter {
     }
 
     private func encode(_ value: some Encodable) throws(HTTPEncodingError) -> FormNode {
-        let encoder = FormValueEncoder(context: context, parent: nil, key: nil)
+        let encoder = FormValueEncoder(context: context, parent: nil, key: nil, belowParameters: true)
         do {
-            return try encoder.box(value, key: nil)
+            let node = try encoder.box(value, key: nil)
+            if let refused = context.ambiguousKey { throw refused }
+            return node
         } catch let error as HTTPEncodingError {
             throw error
         } catch {

@@ -12,11 +12,17 @@ final class FormValueEncoder: Encoder, SingleValueEncodingContainer {
     @exclusivity(unchecked) private(set) var node: FormNode?
     /// Called when this encoder stores its value; used by `superEncoder()` to write into the parent.
     private var onStore: ((FormNode) -> Void)?
+    /// Whether this encoder's value sits inside an untyped parameter dictionary (which
+    /// knows the keys above it, so no key below it is a top-level key of the form).
+    private let belowParameters: Bool
 
-    init(context: FormEncodingContext, parent: FormValueEncoder?, key: (any CodingKey)?) {
+    init(
+        context: FormEncodingContext, parent: FormValueEncoder?, key: (any CodingKey)?, belowParameters: Bool = false
+    ) {
         self.context = context
         self.parent = parent
         self.key = key
+        self.belowParameters = belowParameters
     }
 
     convenience init(
@@ -38,6 +44,17 @@ final class FormValueEncoder: Encoder, SingleValueEncodingContainer {
     }
 
     var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    /// Whether the keys of this encoder's keyed container are top-level keys of the form:
+    /// no key leads here (values passed through single-value containers add none).
+    var holdsTopLevelKeys: Bool {
+        var current: FormValueEncoder? = self
+        while let encoder = current {
+            if encoder.key != nil || encoder.belowParameters { return false }
+            current = encoder.parent
+        }
+        return true
+    }
 
     func store(_ node: FormNode) {
         self.node = node
