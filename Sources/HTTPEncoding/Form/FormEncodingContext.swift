@@ -84,9 +84,8 @@ final class FormEncodingContext {
         let open = bytes.firstIndex(of: UInt8(ascii: "[")) ?? bytes.endIndex
         let name = bytes[..<open]
         guard !name.isEmpty, !name.contains(UInt8(ascii: "]")) else { return false }
-        if dots && name.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false).contains(where: \.isEmpty) {
-            return false
-        }
+        let parts = name.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        if dots && parts.contains(where: \.isEmpty) { return false }
         var index = open
         while index < bytes.endIndex {
             guard bytes[index] == UInt8(ascii: "["),
