@@ -15,8 +15,9 @@ final class FormEncodingContext {
     let plusForSpace: Bool
     let dotsNesting: Bool
     let style: FormStyle
-    /// The first key refused by ``key(_:at:)``; the encoder throws it instead of writing.
-    private(set) var ambiguousKey: HTTPEncodingError?
+    /// The first refusal of a container call that cannot throw (an ambiguous key, or a
+    /// container nested too deep); the encoder throws it instead of writing.
+    private(set) var refusal: HTTPEncodingError?
     /// Where ``freeze(_:reclaimingFrom:)`` assembles a fragment before appending it to the arena.
     @exclusivity(unchecked) private var scratch = FormBytes(capacity: 1024)
     // Unchecked: one encoding run uses a context on one thread, and no access to the arena
@@ -45,7 +46,7 @@ final class FormEncodingContext {
 
     /// The key as the key strategy writes it, percent-encoded into the arena.
     ///
-    /// A key that a decoder would read as key syntax is recorded in ``ambiguousKey``
+    /// A key that a decoder would read as key syntax is recorded in ``refusal``
     /// (the first one only): the containers that call this cannot throw, so the encoder
     /// throws it before writing anything. A top-level key that is itself a well-formed
     /// path (`filter[status]`, `ids[]`) is written as given: that is how flat keys from
@@ -97,8 +98,21 @@ final class FormEncodingContext {
         return true
     }
 
+    /// Records `error` unless an earlier refusal is recorded.
+    func refuse(_ error: HTTPEncodingError) {
+        if refusal == nil { refusal = error }
+    }
+
+    /// The error for a container whose members would nest deeper than ``FormStyle/maximumDepth``.
+    static func tooDeep(at path: [String]) -> HTTPEncodingError {
+        HTTPEncodingError(
+            .unsupportedValue, keyPath: path, value: "more than \(FormStyle.maximumDepth) levels",
+            reason: "a form nests at most \(FormStyle.maximumDepth) levels (FormStyle.maximumDepth); "
+                + "FormDecoder and servers refuse deeper keys")
+    }
+
     private func refuse(_ key: String, at path: [String]) {
-        guard ambiguousKey == nil else { return }
+        guard refusal == nil else { return }
         let reason: String
         if key.isEmpty {
             reason = "an empty key cannot be read back (a nested one reads as [], which appends to a list)"
@@ -109,7 +123,7 @@ final class FormEncodingContext {
                 "[ and ] in a key read back as nesting (servers percent-decode the name before splitting it); "
                 + "rename the key, or nest the value (only a top-level key may be a flat path such as a[b])"
         }
-        ambiguousKey = HTTPEncodingError(.ambiguousKey, keyPath: path, value: key, reason: reason)
+        refusal = HTTPEncodingError(.ambiguousKey, keyPath: path, value: key, reason: reason)
     }
 
     /// Text, percent-encoded into the arena.
