@@ -265,7 +265,7 @@ extension Client {
         _ timeout: Duration?, request: HTTPRequest, _ operation: @escaping @Sendable () async throws -> Result
     ) async throws -> Result {
         guard let timeout else { return try await operation() }
-        return try await AttemptDeadline.run(
+        return try await deadlines.run(
             timeout: timeout,
             onTimeout: { ClientError(.timedOut, "no response within the timeout of \(timeout)", request: request) },
             operation)

@@ -52,6 +52,7 @@ public final class Client: Sendable {
     let resolver: BaseURLResolver
     let hub: ObserverHub
     let counter = RequestCounter()
+    let deadlines = DeadlineScheduler()
     private let defaultFieldNames: Set<HTTPFieldName>
 
     /// Creates a client.

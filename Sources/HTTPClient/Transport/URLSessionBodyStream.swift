@@ -6,18 +6,20 @@ import Foundation
 /// swift-corelibs-foundation reads `httpBodyStream` from libcurl's read callback: it asks
 /// `hasBytesAvailable`, and a `false` there ends the body. So this stream says `true`
 /// until the body has really ended and its `read` blocks until bytes exist (see
-/// ``URLSessionBodyPump``).
+/// ``URLSessionBodyPump`` and ``URLSessionFileBodyReader``).
 ///
 /// Thread-safe although `InputStream` cannot be `Sendable`: `status` and `error` are read
 /// and written under `lock`, and the pump is itself thread-safe.
 final class URLSessionBodyStream: InputStream {
-    private let pump: URLSessionBodyPump
+    private let pump: any URLSessionBodySource
+    private let window: URLSessionUploadWindow?
     private let lock = NSLock()
     private var status = Stream.Status.notOpen
     private var error: (any Error)?
 
-    init(pump: URLSessionBodyPump) {
+    init(pump: any URLSessionBodySource, window: URLSessionUploadWindow?) {
         self.pump = pump
+        self.window = window
         super.init(data: Data())
     }
 
@@ -49,7 +51,9 @@ final class URLSessionBodyStream: InputStream {
     override var hasBytesAvailable: Bool { pump.hasBytesAvailable }
 
     override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {
+        window?.waitForRoom()
         let count = pump.read(into: buffer, maxLength: len)
+        window?.didRead(count)
         lock.lock()
         if count == 0 {
             status = .atEnd
@@ -76,18 +80,20 @@ final class URLSessionBodyStream: InputStream {
     override func remove(from aRunLoop: RunLoop, forMode mode: RunLoop.Mode) {}
 }
 
-extension URLSessionBodyPump {
+extension URLSessionBodySource {
     /// The stream URLSession reads the body from.
-    func makeInputStream() -> InputStream {
-        URLSessionBodyStream(pump: self)
+    /// - Parameter window: Bounds how far reading runs ahead of the send callbacks.
+    func makeInputStream(window: URLSessionUploadWindow?) -> InputStream {
+        URLSessionBodyStream(pump: self, window: window)
     }
 }
 #else
-extension URLSessionBodyPump {
+extension URLSessionBodySource {
     /// The stream URLSession reads the body from: the reading end of a bound stream pair
     /// that a dedicated thread fills from the pump (CFNetwork cannot read from a Swift
     /// `InputStream` subclass; a bound pair's writes block while its buffer is full).
-    func makeInputStream() -> InputStream {
+    /// - Parameter window: Unused: CFNetwork's callbacks keep up with its own reading.
+    func makeInputStream(window: URLSessionUploadWindow?) -> InputStream {
         var input: InputStream?
         var output: OutputStream?
         Stream.getBoundStreams(withBufferSize: 256 * 1024, inputStream: &input, outputStream: &output)
@@ -102,10 +108,10 @@ extension URLSessionBodyPump {
 ///
 /// `@unchecked Sendable`: the output stream is used only by the writer thread after `run` starts.
 private final class BoundStreamWriter: @unchecked Sendable {
-    let pump: URLSessionBodyPump
+    let pump: any URLSessionBodySource
     let output: OutputStream
 
-    init(pump: URLSessionBodyPump, output: OutputStream) {
+    init(pump: any URLSessionBodySource, output: OutputStream) {
         self.pump = pump
         self.output = output
     }

@@ -34,7 +34,8 @@ final class URLSessionTransfer: @unchecked Sendable {
     private var downloadExpected: Int64?
     private var lengthToCheck: Int64?
     private var bytesSent: Int64 = 0
-    private var bodyPump: URLSessionBodyPump?
+    private var bodyPump: (any URLSessionBodySource)?
+    private var uploadWindow: URLSessionUploadWindow?
     private var bodyError: (any Error)?
     /// A failure decided here (limit, file write), reported instead of URLSession's -999.
     private var failure: (any Error)?
@@ -56,10 +57,11 @@ final class URLSessionTransfer: @unchecked Sendable {
         cancelQueue.async { task.cancel() }
     }
 
-    /// Keeps the body pump, closed when the transfer ends.
-    func attach(_ pump: URLSessionBodyPump) {
+    /// Keeps the body source and its upload window, closed when the transfer ends.
+    func attach(_ pump: any URLSessionBodySource, window: URLSessionUploadWindow) {
         lock.lock()
         bodyPump = pump
+        uploadWindow = window
         lock.unlock()
     }
 
@@ -85,6 +87,7 @@ final class URLSessionTransfer: @unchecked Sendable {
         if cancelled {
             let pump = bodyPump
             bodyPump = nil
+            uploadWindow?.close()
             lock.unlock()
             pump?.close()
             return false
@@ -143,7 +146,8 @@ final class URLSessionTransfer: @unchecked Sendable {
                 return failLocked(tooLarge(limit: limit, declared: length))
             }
             var data = Data()
-            if let length = lengthToCheck, length > 0 { data.reserveCapacity(Int(length)) }
+            // Reserve what the server declared, but not more than 4 MiB on its word alone.
+            if let length = lengthToCheck, length > 0 { data.reserveCapacity(Int(min(length, 4 << 20))) }
             sink = .buffered(data, limit: limit)
         case .file(let destination):
             do {
@@ -217,7 +221,9 @@ final class URLSessionTransfer: @unchecked Sendable {
         lock.lock()
         bytesSent = totalBytesSent
         let finished = self.finished
+        let window = uploadWindow
         lock.unlock()
+        window?.acknowledge(totalBytesSent)
         if !finished {
             options.progress?(TransferProgress(direction: .upload, completed: totalBytesSent, expected: uploadExpected))
         }
@@ -358,13 +364,14 @@ final class URLSessionTransfer: @unchecked Sendable {
 
     /// Marks the transfer finished and takes what must be released. Call with the lock held.
     private func finishLocked() -> (
-        continuation: CheckedContinuation<TransportResponse, any Error>?, pump: URLSessionBodyPump?
+        continuation: CheckedContinuation<TransportResponse, any Error>?, pump: (any URLSessionBodySource)?
     ) {
         finished = true
         let continuation = self.continuation
         self.continuation = nil
         let pump = bodyPump
         bodyPump = nil
+        uploadWindow?.close()
         if cancelled {
             switch sink {
             case .file(let file): file.discard()

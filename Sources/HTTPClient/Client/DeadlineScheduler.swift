@@ -1,0 +1,151 @@
+import Foundation
+
+/// Enforces attempt timeouts for one client with a single sleeping task.
+///
+/// Each attempt runs in a task of its own and registers its deadline here; when a
+/// deadline passes before the attempt ends, its task is cancelled and the attempt reports
+/// a timeout. One sleeper per client wakes only at the earliest pending deadline, so an
+/// attempt costs a lock and a heap insertion, not a timer of its own (attempts almost
+/// always end long before their deadline, and the sleeper then just goes back to sleep).
+///
+/// `@unchecked Sendable`: `heap`, `sleeper`, `wakeAt` and every entry's `state` are only
+/// read and written while `lock` is held.
+final class DeadlineScheduler: @unchecked Sendable {
+    /// One registered attempt.
+    final class Entry: @unchecked Sendable {
+        enum State {
+            case pending
+            case finished
+            case fired
+        }
+
+        let deadline: ContinuousClock.Instant
+        let cancel: @Sendable () -> Void
+        // Guarded by the scheduler's lock.
+        var state = State.pending
+
+        init(deadline: ContinuousClock.Instant, cancel: @escaping @Sendable () -> Void) {
+            self.deadline = deadline
+            self.cancel = cancel
+        }
+    }
+
+    private let lock = NSLock()
+    private var heap: [Entry] = []
+    private var sleeper: Task<Void, Never>?
+    private var wakeAt: ContinuousClock.Instant?
+
+    /// Runs `operation` in its own task, cancelling it at `timeout`.
+    /// - Throws: `onTimeout()` when the deadline cancelled the operation; otherwise what
+    ///   the operation throws (`CancellationError` when the caller's task is cancelled).
+    func run<Result: Sendable>(
+        timeout: Duration, onTimeout: () -> any Error, _ operation: @escaping @Sendable () async throws -> Result
+    ) async throws -> Result {
+        let task = Task { try await operation() }
+        let entry = register(Entry(deadline: .now + timeout) { task.cancel() })
+        do {
+            let result = try await withTaskCancellationHandler {
+                try await task.value
+            } onCancel: {
+                task.cancel()
+            }
+            _ = finish(entry)
+            return result
+        } catch {
+            if finish(entry) && !Task.isCancelled { throw onTimeout() }
+            throw error
+        }
+    }
+
+    /// Marks `entry` finished; returns whether its deadline had already fired.
+    private func finish(_ entry: Entry) -> Bool {
+        lock.withLock {
+            if entry.state == .fired { return true }
+            entry.state = .finished
+            return false
+        }
+    }
+
+    private func register(_ entry: Entry) -> Entry {
+        lock.withLock {
+            dropFinishedTop()
+            push(entry)
+            if wakeAt.map({ entry.deadline < $0 }) ?? true {
+                sleeper?.cancel()
+                wakeAt = entry.deadline
+                sleeper = Task.detached { [self] in await sleep(until: entry.deadline) }
+            }
+        }
+        return entry
+    }
+
+    /// The sleeper: waits for the earliest deadline, fires what is due, and repeats while
+    /// entries remain; a sleeper replaced by one with an earlier deadline just returns.
+    private func sleep(until first: ContinuousClock.Instant) async {
+        var next = first
+        while true {
+            do {
+                try await Task.sleep(until: next, clock: .continuous)
+            } catch {
+                return
+            }
+            let (due, following) = collectDue()
+            for entry in due { entry.cancel() }
+            guard let following else { return }
+            next = following
+        }
+    }
+
+    /// Removes and marks fired every pending entry past its deadline; returns them and the
+    /// next deadline to wait for, or `nil` (and forgets the sleeper) when none is left.
+    private func collectDue() -> ([Entry], ContinuousClock.Instant?) {
+        lock.withLock {
+            let now = ContinuousClock.now
+            var due: [Entry] = []
+            while let top = heap.first, top.state != .pending || top.deadline <= now {
+                if top.state == .pending {
+                    top.state = .fired
+                    due.append(top)
+                }
+                popTop()
+            }
+            wakeAt = heap.first?.deadline
+            if wakeAt == nil { sleeper = nil }
+            return (due, wakeAt)
+        }
+    }
+
+    private func dropFinishedTop() {
+        while let top = heap.first, top.state != .pending { popTop() }
+    }
+
+    // MARK: Binary min-heap by deadline
+
+    private func push(_ entry: Entry) {
+        heap.append(entry)
+        var child = heap.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard heap[child].deadline < heap[parent].deadline else { break }
+            heap.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    private func popTop() {
+        let last = heap.removeLast()
+        guard !heap.isEmpty else { return }
+        heap[0] = last
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1
+            let right = left + 1
+            var smallest = parent
+            if left < heap.count, heap[left].deadline < heap[smallest].deadline { smallest = left }
+            if right < heap.count, heap[right].deadline < heap[smallest].deadline { smallest = right }
+            if smallest == parent { return }
+            heap.swapAt(parent, smallest)
+            parent = smallest
+        }
+    }
+}

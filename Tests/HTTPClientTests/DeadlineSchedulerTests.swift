@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+
+@testable import HTTPClient
+
+@Suite("Deadline scheduler")
+struct DeadlineSchedulerTests {
+    struct TimedOut: Error {}
+
+    func slow(_ duration: Duration) -> @Sendable () async throws -> Int {
+        {
+            try await Task.sleep(for: duration)
+            return 1
+        }
+    }
+
+    @Test("an operation past its deadline is cancelled and reported as a timeout")
+    func fires() async throws {
+        let scheduler = DeadlineScheduler()
+        let clock = ContinuousClock()
+        let start = clock.now
+        await #expect(throws: TimedOut.self) {
+            _ = try await scheduler.run(timeout: .milliseconds(100), onTimeout: { TimedOut() }, slow(.seconds(10)))
+        }
+        #expect(clock.now - start < .seconds(2))
+    }
+
+    @Test("a shorter deadline registered after a longer one still fires on time")
+    func earlierDeadlineWakesSleeper() async throws {
+        let scheduler = DeadlineScheduler()
+        async let long: Int = scheduler.run(timeout: .seconds(30), onTimeout: { TimedOut() }, slow(.seconds(3)))
+        try await Task.sleep(for: .milliseconds(50))
+        let clock = ContinuousClock()
+        let start = clock.now
+        await #expect(throws: TimedOut.self) {
+            _ = try await scheduler.run(timeout: .milliseconds(100), onTimeout: { TimedOut() }, self.slow(.seconds(10)))
+        }
+        #expect(clock.now - start < .seconds(2))
+        #expect(try await long == 1)
+    }
+
+    @Test("operations that end in time are never cancelled, concurrently or in sequence")
+    func finishedInTime() async throws {
+        let scheduler = DeadlineScheduler()
+        for _ in 0..<100 {
+            #expect(try await scheduler.run(timeout: .milliseconds(200), onTimeout: { TimedOut() }, slow(.zero)) == 1)
+        }
+        try await withThrowingTaskGroup(of: Int.self) { group throws in
+            for index in 0..<100 {
+                group.addTask {
+                    try await scheduler.run(
+                        timeout: .milliseconds(150 + index), onTimeout: { TimedOut() }, self.slow(.milliseconds(20)))
+                }
+            }
+            let total = try await group.reduce(0, +)
+            #expect(total == 100)
+        }
+    }
+
+    @Test("cancelling the caller cancels the operation and is not reported as a timeout")
+    func callerCancellation() async throws {
+        let scheduler = DeadlineScheduler()
+        let task = Task {
+            try await scheduler.run(timeout: .seconds(30), onTimeout: { TimedOut() }, self.slow(.seconds(10)))
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        task.cancel()
+        let result = await task.result
+        #expect(throws: CancellationError.self) { try result.get() }
+    }
+}
