@@ -92,7 +92,7 @@ struct URLSessionTransportCancellationTests {
         task.cancel()
         let result = try await withWatchdog(seconds: 5) { await task.result }
         #expect(throws: CancellationError.self) { try result.get() }
-        #expect(Date().timeIntervalSince(cancelledAt) < 1)
+        #expect(Date().timeIntervalSince(cancelledAt) < 2)  // the server would answer after 10 s
         #expect(try await drained(transport, within: 5))
     }
 

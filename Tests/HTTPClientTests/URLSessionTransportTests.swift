@@ -40,19 +40,53 @@ enum TransportFixture {
 
     /// The bytes of the fault server's pattern: byte `i` is `i % 256`.
     static func pattern(_ count: Int, offset: Int = 0) -> Data {
-        Data((0..<count).map { UInt8(truncatingIfNeeded: $0 + offset) })
+        let block = Data((0..<512).map { UInt8(truncatingIfNeeded: $0 + offset) })
+        var data = Data(capacity: count)
+        while data.count < count { data.append(block.prefix(min(256, count - data.count))) }
+        return data
+    }
+
+    /// `count` random bytes, so a reordered or repeated chunk changes a hash. Made eight
+    /// bytes at a time: tests run unoptimised, on few cooperative threads.
+    static func randomData(_ count: Int) -> Data {
+        var data = Data(count: count)
+        var generator = SystemRandomNumberGenerator()
+        data.withUnsafeMutableBytes { raw in
+            var offset = 0
+            while offset + 8 <= count {
+                raw.storeBytes(of: generator.next(), toByteOffset: offset, as: UInt64.self)
+                offset += 8
+            }
+            while offset < count {
+                raw[offset] = UInt8.random(in: 0...255, using: &generator)
+                offset += 1
+            }
+        }
+        return data
+    }
+
+    /// Runs blocking `work` on a dispatch queue, keeping Swift's few cooperative threads free
+    /// for the transfers under test.
+    static func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
+        }
     }
 
     /// The SHA-256 of `data`, in lowercase hex, computed by `sha256sum`.
-    static func sha256(_ data: Data) throws -> String {
+    static func sha256(_ data: Data) async throws -> String {
         let file = temporaryFile()
         try data.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        return try sha256(ofFile: file)
+        return try await sha256(ofFile: file)
     }
 
     /// The SHA-256 of the file at `url`, in lowercase hex, computed by `sha256sum`.
-    static func sha256(ofFile url: URL) throws -> String {
+    static func sha256(ofFile url: URL) async throws -> String {
+        try await offThePool { try runSHA256(url) }
+    }
+
+    private static func runSHA256(_ url: URL) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["sha256sum", url.path]
@@ -156,6 +190,20 @@ struct URLSessionTransportTests {
         #expect(json["content_length"] as? Int == 5)
         #expect(json["chunked"] as? Bool == false)
         #expect(json["bytes"] as? Int == 5)
+    }
+
+    @Test func bodyWithoutContentTypeIsNotLabelledAsAForm() async throws {
+        let request = try TransportFixture.request(.post, TransportFixture.fault("/headers"), body: HTTPBody("x"))
+        let json = try TransportFixture.json(try await transport.send(request, options: TransportOptions()))
+        #expect(json["content-type"] as? [String] == ["application/octet-stream"])
+    }
+
+    @Test func emptyFieldValueIsSentEmpty() async throws {
+        let request = try TransportFixture.request(
+            .get, TransportFixture.fault("/headers"), fields: ["X-Empty": "", "User-Agent": "heron-test"])
+        let json = try TransportFixture.json(try await transport.send(request, options: TransportOptions()))
+        #expect(json["x-empty"] as? [String] == [""])
+        #expect(json["user-agent"] as? [String] == ["heron-test"])
     }
 
     @Test func gzipBodyIsDecodedDespiteSmallerContentLength() async throws {

@@ -1,1 +1,209 @@
-print("ClientBenchmark: not written yet")
+// ClientBenchmark: Heron's Client and URLSessionTransport against raw URLSession, on the
+// same loopback server, in the same run.
+//
+//   apt-get install -y nginx      # once: a loopback server fast enough to measure a client
+//   scripts/with-servers swift run -c release --package-path Benchmarks ClientBenchmark [rounds] [requests|uploads|all] [MiB]
+//
+// (1) requests/s of small GETs: Client (3 interceptors, 1 observer, the default retry
+//     stack) vs `URLSession.data(for:)`, sequential and 32 concurrent; target >= 95% of raw.
+// (2) a MiB-sized (default 1024) body uploaded from a stream and from a file through the
+//     Client vs raw URLSession's `httpBodyStream` and `uploadTask(fromFile:)`; target >= 90%
+//     of raw for each, peak RSS (VmHWM, reset through /proc/self/clear_refs before each
+//     upload) under 64 MiB above the baseline. With HERON_FAULT_URL set (scripts/with-servers),
+//     both Heron uploads also go once to the fault server's /hash, whose SHA-256 must match.
+// Figures are medians over the rounds of per-round ratios. nginx (started here on a free
+// port) is the server; without it httpbin and the fault server stand in, far slower.
+import BenchmarkSupport
+import Foundation
+import HTTPClient
+import HTTPCore
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+let arguments = CommandLine.arguments
+let rounds = arguments.count > 1 ? Int(arguments[1]) ?? 5 : 5
+let which = arguments.count > 2 ? arguments[2] : "all"
+let uploadMiB = arguments.count > 3 ? Int(arguments[3]) ?? 1024 : 1024
+let environment = ProcessInfo.processInfo.environment
+
+let nginx = LoopbackServer()
+defer { nginx?.stop() }
+guard
+    let smallURL = nginx.map({ $0.baseURL.appendingPathComponent("small") })
+        ?? environment["HERON_HTTPBIN_URL"].flatMap({ URL(string: $0 + "/get") }),
+    let uploadURL = nginx.map({ $0.baseURL.appendingPathComponent("upload") })
+        ?? environment["HERON_FAULT_URL"].flatMap({ URL(string: $0 + "/hash") })
+else {
+    print("No server: install nginx (apt-get install -y nginx) or run under scripts/with-servers.")
+    exit(1)
+}
+print(
+    "server: \(nginx == nil ? "httpbin / fault server (nginx not found)" : "nginx \(smallURL.host ?? ""):\(smallURL.port ?? 0)")"
+)
+print("rounds: \(rounds)")
+
+/// Counts finished requests; the one observer of the benchmarked client.
+final class CountingObserver: ClientObserver, @unchecked Sendable {
+    // Invariant: `finished` is only touched under `lock`.
+    private let lock = NSLock()
+    private var finished = 0
+
+    func receive(_ event: ClientEvent) async {
+        if case .finished = event.kind { lock.withLock { finished += 1 } }
+    }
+}
+
+func makeClient(transport: URLSessionTransport = URLSessionTransport()) throws -> Client {
+    Client(
+        transport: transport,
+        interceptors: [
+            DefaultHeaderFields(try HTTPFields(["X-Bench": "1"])), BearerAuth(token: "bench-token"),
+            ResponseValidation(),
+        ],
+        observers: [CountingObserver()], retry: .default, timeout: .seconds(600))
+}
+
+func ratioLine(_ name: String, heron: [Double], raw: [Double], unit: String) -> String {
+    let ratios = zip(heron, raw).map { $0 / $1 }
+    return String(
+        format: "%-28@ Heron %9.1f %@  raw %9.1f %@  ratio median %.3f (per round: %@)", name as NSString,
+        Measure.median(heron), unit as NSString, Measure.median(raw), unit as NSString, Measure.median(ratios),
+        ratios.map { String(format: "%.3f", $0) }.joined(separator: " ") as NSString)
+}
+
+// MARK: (1) requests per second
+
+if which == "all" || which == "requests" {
+    let raw = RawURLSession()
+    let client = try makeClient()
+    let request = HTTPRequest(url: smallURL)
+    var order = SystemRandomNumberGenerator()
+    let sequential = nginx == nil ? 300 : 2000
+    let concurrent = nginx == nil ? 1000 : 8000
+
+    func rate(
+        _ count: Int, concurrency: Int, _ once: @escaping @Sendable () async throws -> Void
+    ) async throws -> Double {
+        let start = DispatchTime.now().uptimeNanoseconds
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for worker in 0..<concurrency {
+                let share = count / concurrency + (worker < count % concurrency ? 1 : 0)
+                group.addTask { for _ in 0..<share { try await once() } }
+            }
+            try await group.waitForAll()
+        }
+        return Double(count) / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+    }
+
+    let transport = URLSessionTransport()
+    let heronOnce: @Sendable () async throws -> Void = { _ = try await client.send(request) }
+    let transportOnce: @Sendable () async throws -> Void = {
+        var request = request
+        request.headerFields = try HTTPFields(["X-Bench": "1", "Authorization": "Bearer bench-token"])
+        _ = try await transport.send(request, options: TransportOptions())
+    }
+    let rawOnce: @Sendable () async throws -> Void = { try await raw.get(smallURL) }
+    // Warm both up: connections, caches, lazy initialisation.
+    _ = try await rate(200, concurrency: 32, heronOnce)
+    _ = try await rate(200, concurrency: 32, rawOnce)
+
+    _ = try await rate(200, concurrency: 32, transportOnce)
+
+    for (label, count, concurrency) in [("sequential", sequential, 1), ("32 concurrent", concurrent, 32)] {
+        var heron: [Double] = []
+        var transportOnly: [Double] = []
+        var baseline: [Double] = []
+        for round in 0..<rounds {
+            // Rotate the order so drift favours no side.
+            let runs: [(@Sendable () async throws -> Void, Int)] = [(rawOnce, 0), (heronOnce, 1), (transportOnce, 2)]
+            for (once, slot) in runs.shuffled(using: &order) {
+                let value = try await rate(count, concurrency: concurrency, once)
+                if slot == 0 {
+                    baseline.append(value)
+                } else if slot == 1 {
+                    heron.append(value)
+                } else {
+                    transportOnly.append(value)
+                }
+            }
+            _ = round
+        }
+        print(ratioLine("GET \(label), Client", heron: heron, raw: baseline, unit: "req/s"))
+        print(ratioLine("GET \(label), transport", heron: transportOnly, raw: baseline, unit: "req/s"))
+    }
+}
+
+// MARK: (2) uploads
+
+if which == "all" || which == "uploads" {
+    let size = Int64(uploadMiB) << 20
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("heron-upload-\(UUID().uuidString)")
+    try UploadFile.write(file, size: size)
+    defer { try? FileManager.default.removeItem(at: file) }
+    let raw = RawURLSession()
+    let client = try makeClient()
+    let contentLengthClient = try makeClient(
+        transport: URLSessionTransport(configuration: .init(fileUploadMode: .contentLength)))
+
+    func post(_ body: HTTPBody, to url: URL, with client: Client) async throws -> Data {
+        try await client.send(HTTPRequest(method: .post, url: url, body: body)).body
+    }
+
+    func streamBody() -> HTTPBody {
+        HTTPBody(length: .known(size), iterationBehavior: .single) { UploadFile.Chunks(url: file) }
+    }
+
+    /// Seconds and peak RSS growth of one upload.
+    func measure(_ work: () async throws -> Void) async throws -> (seconds: Double, rss: Int64) {
+        let baseline = UploadFile.resetPeakRSS()
+        let start = DispatchTime.now().uptimeNanoseconds
+        try await work()
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        return (seconds, Measure.peakRSS() - baseline)
+    }
+
+    var samples: [String: [Double]] = [:]
+    var peaks: [String: Int64] = [:]
+    func record(_ name: String, _ work: () async throws -> Void) async throws {
+        let (seconds, rss) = try await measure(work)
+        samples[name, default: []].append(Double(size) / seconds / 1e6)
+        peaks[name] = max(peaks[name] ?? 0, rss)
+    }
+
+    for _ in 0..<rounds {
+        try await record("raw httpBodyStream") { try await raw.uploadStream(file, to: uploadURL) }
+        try await record("Heron stream body") { _ = try await post(streamBody(), to: uploadURL, with: client) }
+        try await record("Heron file body (chunked)") {
+            _ = try await post(try HTTPBody(fileAt: file), to: uploadURL, with: client)
+        }
+        try await record("raw uploadTask(fromFile:)") { try await raw.uploadFile(file, to: uploadURL) }
+        try await record("Heron file (Content-Length)") {
+            _ = try await post(try HTTPBody(fileAt: file), to: uploadURL, with: contentLengthClient)
+        }
+    }
+    print("upload of \(uploadMiB) MiB, throughput in MB/s, peak RSS growth over the rounds:")
+    let pairs = [
+        ("Heron stream body", "raw httpBodyStream"), ("Heron file body (chunked)", "raw uploadTask(fromFile:)"),
+        ("Heron file (Content-Length)", "raw uploadTask(fromFile:)"),
+    ]
+    for (heron, baseline) in pairs {
+        print(
+            ratioLine("\(heron) / \(baseline)", heron: samples[heron] ?? [], raw: samples[baseline] ?? [], unit: "MB/s")
+        )
+    }
+    for (name, peak) in peaks.sorted(by: { $0.key < $1.key }) {
+        print(String(format: "peak RSS growth %-28@ %6.1f MiB", name as NSString, Double(peak) / 1_048_576))
+    }
+
+    if let fault = environment["HERON_FAULT_URL"].flatMap({ URL(string: $0 + "/hash") }) {
+        let expected = try UploadFile.sha256(of: file)
+        for (name, body) in [("stream", streamBody()), ("file", try HTTPBody(fileAt: file))] {
+            let reply = try await post(body, to: fault, with: client)
+            let json = try JSONSerialization.jsonObject(with: reply) as? [String: Any]
+            let intact = json?["sha256"] as? String == expected && json?["bytes"] as? Int64 == size
+            print("intact (\(name) body, fault server /hash): \(intact ? "yes" : "NO: \(json ?? [:])")")
+        }
+    }
+}

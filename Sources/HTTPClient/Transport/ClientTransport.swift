@@ -168,8 +168,18 @@ public struct ResponseStream: AsyncSequence, Sendable {
         var base: AsyncThrowingStream<Data, any Error>.AsyncIterator
 
         /// The next chunk, or `nil` at the end of the body.
+        ///
+        /// A cancelled reader gets `CancellationError`, never a `nil` that would pass a cut
+        /// body off as complete (an `AsyncThrowingStream` simply ends when its reader is
+        /// cancelled).
         /// - Returns: A chunk, or `nil`.
         /// - Throws: The transport's failure, as ``ClientError``, or `CancellationError`.
-        public mutating func next() async throws -> Data? { try await base.next() }
+        public mutating func next() async throws -> Data? {
+            guard let chunk = try await base.next() else {
+                try Task.checkCancellation()
+                return nil
+            }
+            return chunk
+        }
     }
 }

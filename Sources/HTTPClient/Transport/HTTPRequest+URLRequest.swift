@@ -11,7 +11,9 @@ extension HTTPRequest {
     /// Repeated fields are combined into one (`, `-separated, `; ` for `Cookie`), as
     /// RFC 9110 §5.3 allows: `URLRequest` keeps one value per name. `Content-Length` and
     /// `Transfer-Encoding` are left out: URLSession frames the body itself, and a request
-    /// that carries both (RFC 9112 §6.3) is rejected by servers.
+    /// that carries both (RFC 9112 §6.3) is rejected by servers. A body without
+    /// `Content-Type` is sent as `application/octet-stream` rather than URLSession's
+    /// default, `application/x-www-form-urlencoded`.
     /// - Parameter idleTimeout: The idle timeout, rounded up to whole seconds.
     /// - Throws: ``ClientError/Code/invalidRequest`` when the URL is not absolute `http(s)`.
     func makeURLRequest(idleTimeout: Duration?) throws(ClientError) -> URLRequest {
@@ -31,6 +33,11 @@ extension HTTPRequest {
             seen.insert(field.name)
             if field.name == .contentLength || field.name == .transferEncoding { continue }
             urlRequest.setValue(headerFields[field.name], forHTTPHeaderField: field.name.rawName)
+        }
+        if body != nil, !headerFields.contains(.contentType) {
+            // URLSession would label the body application/x-www-form-urlencoded; no label
+            // means application/octet-stream (RFC 9110 §8.3), so say that instead.
+            urlRequest.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
         }
         return urlRequest
     }

@@ -4,13 +4,13 @@ import HTTPCore
 /// Moves a stream or file body from its asynchronous chunks to URLSession's blocking reads.
 ///
 /// A task (on its own ``URLSessionPumpExecutor``) reads ``HTTPBody/chunks(size:)`` and
-/// hands each chunk over; at most `capacity` bytes wait at once (the task suspends until URLSession has read them), so a body of
-/// any size goes out in constant memory. ``read(into:maxLength:)`` blocks until bytes
+/// hands each chunk over; at most `capacity` bytes wait at once (the task suspends until
+/// URLSession has read half of them), so a body of any size goes out in constant memory. ``read(into:maxLength:)`` blocks until bytes
 /// exist or the body ends: URLSession on Linux stops an upload early, without an error,
 /// if a stream ever says it has no bytes available.
 ///
 /// `@unchecked Sendable`: every mutable property is read and written under `condition`.
-final class URLSessionBodyPump: @unchecked Sendable {
+final class URLSessionBodyPump: URLSessionBodySource, @unchecked Sendable {
     private let body: HTTPBody
     private let chunkSize: Int
     private let capacity: Int
@@ -68,24 +68,41 @@ final class URLSessionBodyPump: @unchecked Sendable {
     /// Hands `chunk` over, suspending while the pump is full.
     /// - Returns: `false` when the pump was closed and reading should stop.
     private func push(_ chunk: Data) async -> Bool {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+        switch enqueue(chunk) {
+        case .closed: return false
+        case .room: return true
+        case .full: break
+        }
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             condition.lock()
-            guard !closed else {
+            if closed {
                 condition.unlock()
                 continuation.resume(returning: false)
-                return
-            }
-            chunks.append(chunk)
-            buffered += chunk.count
-            condition.broadcast()
-            if buffered < capacity {
-                condition.unlock()
-                continuation.resume(returning: true)
-            } else {
+            } else if buffered > capacity / 2 {
                 waiter = continuation
                 condition.unlock()
+            } else {
+                condition.unlock()
+                continuation.resume(returning: true)
             }
         }
+    }
+
+    private enum Enqueued {
+        case closed
+        case room
+        case full
+    }
+
+    /// Appends `chunk` without waiting.
+    private func enqueue(_ chunk: Data) -> Enqueued {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !closed else { return .closed }
+        chunks.append(chunk)
+        buffered += chunk.count
+        condition.broadcast()
+        return buffered >= capacity ? .full : .room
     }
 
     private func end(error: (any Error)?) {
@@ -131,7 +148,7 @@ final class URLSessionBodyPump: @unchecked Sendable {
             offset = 0
         }
         var resume: CheckedContinuation<Bool, Never>?
-        if buffered < capacity {
+        if buffered <= capacity / 2 {
             resume = waiter
             waiter = nil
         }

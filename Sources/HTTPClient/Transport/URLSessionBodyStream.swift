@@ -6,17 +6,17 @@ import Foundation
 /// swift-corelibs-foundation reads `httpBodyStream` from libcurl's read callback: it asks
 /// `hasBytesAvailable`, and a `false` there ends the body. So this stream says `true`
 /// until the body has really ended and its `read` blocks until bytes exist (see
-/// ``URLSessionBodyPump``).
+/// ``URLSessionBodyPump`` and ``URLSessionFileBodyReader``).
 ///
 /// Thread-safe although `InputStream` cannot be `Sendable`: `status` and `error` are read
 /// and written under `lock`, and the pump is itself thread-safe.
 final class URLSessionBodyStream: InputStream {
-    private let pump: URLSessionBodyPump
+    private let pump: any URLSessionBodySource
     private let lock = NSLock()
     private var status = Stream.Status.notOpen
     private var error: (any Error)?
 
-    init(pump: URLSessionBodyPump) {
+    init(pump: any URLSessionBodySource) {
         self.pump = pump
         super.init(data: Data())
     }
@@ -76,14 +76,14 @@ final class URLSessionBodyStream: InputStream {
     override func remove(from aRunLoop: RunLoop, forMode mode: RunLoop.Mode) {}
 }
 
-extension URLSessionBodyPump {
+extension URLSessionBodySource {
     /// The stream URLSession reads the body from.
     func makeInputStream() -> InputStream {
         URLSessionBodyStream(pump: self)
     }
 }
 #else
-extension URLSessionBodyPump {
+extension URLSessionBodySource {
     /// The stream URLSession reads the body from: the reading end of a bound stream pair
     /// that a dedicated thread fills from the pump (CFNetwork cannot read from a Swift
     /// `InputStream` subclass; a bound pair's writes block while its buffer is full).
@@ -102,10 +102,10 @@ extension URLSessionBodyPump {
 ///
 /// `@unchecked Sendable`: the output stream is used only by the writer thread after `run` starts.
 private final class BoundStreamWriter: @unchecked Sendable {
-    let pump: URLSessionBodyPump
+    let pump: any URLSessionBodySource
     let output: OutputStream
 
-    init(pump: URLSessionBodyPump, output: OutputStream) {
+    init(pump: any URLSessionBodySource, output: OutputStream) {
         self.pump = pump
         self.output = output
     }

@@ -34,7 +34,7 @@ final class URLSessionTransfer: @unchecked Sendable {
     private var downloadExpected: Int64?
     private var lengthToCheck: Int64?
     private var bytesSent: Int64 = 0
-    private var bodyPump: URLSessionBodyPump?
+    private var bodyPump: (any URLSessionBodySource)?
     private var bodyError: (any Error)?
     /// A failure decided here (limit, file write), reported instead of URLSession's -999.
     private var failure: (any Error)?
@@ -56,8 +56,8 @@ final class URLSessionTransfer: @unchecked Sendable {
         cancelQueue.async { task.cancel() }
     }
 
-    /// Keeps the body pump, closed when the transfer ends.
-    func attach(_ pump: URLSessionBodyPump) {
+    /// Keeps the body source, closed when the transfer ends.
+    func attach(_ pump: any URLSessionBodySource) {
         lock.lock()
         bodyPump = pump
         lock.unlock()
@@ -143,7 +143,8 @@ final class URLSessionTransfer: @unchecked Sendable {
                 return failLocked(tooLarge(limit: limit, declared: length))
             }
             var data = Data()
-            if let length = lengthToCheck, length > 0 { data.reserveCapacity(Int(length)) }
+            // Reserve what the server declared, but not more than 4 MiB on its word alone.
+            if let length = lengthToCheck, length > 0 { data.reserveCapacity(Int(min(length, 4 << 20))) }
             sink = .buffered(data, limit: limit)
         case .file(let destination):
             do {
@@ -358,7 +359,7 @@ final class URLSessionTransfer: @unchecked Sendable {
 
     /// Marks the transfer finished and takes what must be released. Call with the lock held.
     private func finishLocked() -> (
-        continuation: CheckedContinuation<TransportResponse, any Error>?, pump: URLSessionBodyPump?
+        continuation: CheckedContinuation<TransportResponse, any Error>?, pump: (any URLSessionBodySource)?
     ) {
         finished = true
         let continuation = self.continuation

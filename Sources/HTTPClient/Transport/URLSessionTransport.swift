@@ -168,11 +168,15 @@ public final class URLSessionTransport: ClientTransport {
         case .file(let url) where configuration.fileUploadMode == .contentLength:
             return session.uploadTask(with: urlRequest, fromFile: url)
         case .file, .stream:
-            let pump = URLSessionBodyPump(body: body, chunkSize: configuration.uploadChunkSize) { error in
-                transfer.bodyFailed(error)
+            let onFailure: @Sendable (any Error) -> Void = { error in transfer.bodyFailed(error) }
+            let source: any URLSessionBodySource
+            if case .file(let url) = body.source, case .known(let size) = body.length {
+                source = URLSessionFileBodyReader(url: url, size: size, onFailure: onFailure)
+            } else {
+                source = URLSessionBodyPump(body: body, chunkSize: configuration.uploadChunkSize, onFailure: onFailure)
             }
-            transfer.attach(pump)
-            urlRequest.httpBodyStream = pump.makeInputStream()
+            transfer.attach(source)
+            urlRequest.httpBodyStream = source.makeInputStream()
             return session.dataTask(with: urlRequest)
         }
     }

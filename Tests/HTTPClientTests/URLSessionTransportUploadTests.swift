@@ -1,0 +1,222 @@
+import Foundation
+import HTTPCore
+import TestSupport
+import Testing
+
+@testable import HTTPClient
+
+@Suite("URLSessionTransport: uploads")
+struct URLSessionTransportUploadTests {
+    let transport = TransportFixture.transport
+
+    /// What the fault server's `/hash` saw.
+    struct Received {
+        let bytes: Int
+        let sha256: String
+        let chunked: Bool
+        let contentLength: Int?
+
+        init(_ json: [String: Any]) {
+            bytes = json["bytes"] as? Int ?? -1
+            sha256 = json["sha256"] as? String ?? ""
+            chunked = json["chunked"] as? Bool ?? false
+            contentLength = json["content_length"] as? Int
+        }
+    }
+
+    private func upload(
+        _ body: HTTPBody, using transport: URLSessionTransport = TransportFixture.transport,
+        fields: KeyValuePairs<String, String> = [:], recorder: ProgressRecorder? = nil
+    ) async throws -> Received {
+        let request = try TransportFixture.request(.post, TransportFixture.fault("/hash"), fields: fields, body: body)
+        let response = try await transport.send(request, options: TransportOptions(progress: recorder?.callback))
+        #expect(response.head.status == .ok)
+        return Received(try TransportFixture.json(response))
+    }
+
+    private static func randomData(_ count: Int) -> Data { TransportFixture.randomData(count) }
+
+    /// Checks that upload reports end at `count` of `count`.
+    private func expectUploadComplete(_ recorder: ProgressRecorder, count: Int) {
+        let reports = recorder.reports(.upload)
+        #expect(reports.last?.completed == Int64(count))
+        #expect(reports.last?.expected == Int64(count))
+        #expect(reports.allSatisfy { $0.expected == Int64(count) })
+    }
+
+    @Test func dataBodyArrivesWithContentLength() async throws {
+        let data = Self.randomData(200_000)
+        let recorder = ProgressRecorder()
+        let received = try await upload(HTTPBody(data), recorder: recorder)
+        #expect(received.bytes == data.count)
+        #expect(received.sha256 == (try await TransportFixture.sha256(data)))
+        #expect(received.contentLength == data.count)
+        #expect(received.chunked == false)
+        expectUploadComplete(recorder, count: data.count)
+    }
+
+    @Test func fileBodyStreamsChunkedByDefault() async throws {
+        let data = Self.randomData(3_000_000)
+        let file = TransportFixture.temporaryFile()
+        try data.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let recorder = ProgressRecorder()
+        let received = try await upload(try HTTPBody(fileAt: file), recorder: recorder)
+        #expect(received.bytes == data.count)
+        #expect(received.sha256 == (try await TransportFixture.sha256(ofFile: file)))
+        #expect(received.chunked == true)
+        #expect(received.contentLength == nil)
+        expectUploadComplete(recorder, count: data.count)
+    }
+
+    @Test func fileBodyInContentLengthModeSendsContentLength() async throws {
+        let data = Self.randomData(1_000_000)
+        let file = TransportFixture.temporaryFile()
+        try data.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let transport = URLSessionTransport(configuration: .init(fileUploadMode: .contentLength))
+        let recorder = ProgressRecorder()
+        let received = try await upload(try HTTPBody(fileAt: file), using: transport, recorder: recorder)
+        #expect(received.bytes == data.count)
+        #expect(received.sha256 == (try await TransportFixture.sha256(data)))
+        #expect(received.chunked == false)
+        #expect(received.contentLength == data.count)
+        expectUploadComplete(recorder, count: data.count)
+    }
+
+    @Test func streamBodyOfKnownLengthGoesChunkedWithProgressAgainstItsLength() async throws {
+        let data = Self.randomData(2_000_000)
+        let chunks = stride(from: 0, to: data.count, by: 100_000).map { data[$0..<min($0 + 100_000, data.count)] }
+        let body = HTTPBody(stream: chunks.map { Data($0) }.asyncChunks, length: .known(Int64(data.count)))
+        let recorder = ProgressRecorder()
+        let received = try await upload(body, fields: ["Content-Length": "2000000"], recorder: recorder)
+        #expect(received.bytes == data.count)
+        #expect(received.sha256 == (try await TransportFixture.sha256(data)))
+        #expect(received.chunked == true)
+        #expect(received.contentLength == nil)
+        expectUploadComplete(recorder, count: data.count)
+    }
+
+    @Test func streamBodyOfUnknownLengthArrivesChunked() async throws {
+        let parts = (0..<50).map { Data(repeating: UInt8($0), count: 3000 + $0) }
+        let whole = parts.reduce(Data(), +)
+        let recorder = ProgressRecorder()
+        let received = try await upload(HTTPBody(stream: parts.asyncChunks, length: .unknown), recorder: recorder)
+        #expect(received.bytes == whole.count)
+        #expect(received.sha256 == (try await TransportFixture.sha256(whole)))
+        #expect(received.chunked == true)
+        let last = try #require(recorder.reports(.upload).last)
+        #expect(last.completed == Int64(whole.count))
+        #expect(last.fractionCompleted == 1)
+    }
+
+    @Test func slowStreamIsSentWholeNotCutShort() async throws {
+        let (stream, continuation) = AsyncStream<Data>.makeStream()
+        let producer = Task {
+            for index in 0..<10 {
+                try await Task.sleep(for: .milliseconds(30))
+                continuation.yield(Data(repeating: UInt8(index), count: 1000))
+            }
+            continuation.finish()
+        }
+        let received = try await upload(HTTPBody(stream: stream, length: .unknown))
+        try await producer.value
+        #expect(received.bytes == 10_000)
+    }
+
+    @Test func failingStreamBodyIsInvalidRequestWithItsError() async throws {
+        struct Broken: Error {}
+        let stream = AsyncThrowingStream<Data, any Error> { continuation in
+            continuation.yield(Data(repeating: 1, count: 5000))
+            continuation.finish(throwing: Broken())
+        }
+        let error = await #expect(throws: ClientError.self) {
+            _ = try await upload(HTTPBody(stream: stream, length: .unknown))
+        }
+        #expect(error?.code == .invalidRequest)
+        #expect(error?.underlying is Broken)
+    }
+
+    @Test func streamShorterThanItsDeclaredLengthIsNotSentAsComplete() async throws {
+        let body = HTTPBody(stream: [Data(repeating: 7, count: 1000)].asyncChunks, length: .known(5000))
+        let error = await #expect(throws: ClientError.self) { _ = try await upload(body) }
+        #expect(error?.code == .invalidRequest)
+        #expect((error?.underlying as? HTTPCoreError)?.code == .bodyLengthMismatch)
+    }
+
+    @Test func fileThatShrankSinceItWasDescribedIsNotSentShort() async throws {
+        let file = TransportFixture.temporaryFile()
+        try Self.randomData(100_000).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let body = try HTTPBody(fileAt: file)
+        try Self.randomData(10_000).write(to: file)
+        let error = await #expect(throws: ClientError.self) { _ = try await upload(body) }
+        #expect(error?.code == .invalidRequest)
+        #expect((error?.underlying as? HTTPCoreError)?.code == .bodyLengthMismatch)
+        #expect(error?.message.contains(file.path) == true)
+    }
+
+    @Test func missingFileIsInvalidRequestNamingIt() async throws {
+        let file = TransportFixture.temporaryFile()
+        try Data("abc".utf8).write(to: file)
+        let body = try HTTPBody(fileAt: file)
+        try FileManager.default.removeItem(at: file)
+        let error = await #expect(throws: ClientError.self) { _ = try await upload(body) }
+        #expect(error?.code == .invalidRequest)
+        #expect((error?.underlying as? HTTPCoreError)?.code == .unreadableFile)
+    }
+
+    /// A 64 MiB file goes out intact without being loaded: peak RSS (reset first through
+    /// `/proc/self/clear_refs`) grows by less than a quarter of it. The 1 GiB figure is
+    /// measured by `ClientBenchmark`: a large upload holds URLSession's shared work queue
+    /// for seconds on Linux, which would slow every other test running alongside.
+    @Test func largeFileUploadArrivesIntactInBoundedMemory() async throws {
+        let size = 64 * 1024 * 1024
+        let file = TransportFixture.temporaryFile("large")
+        try await TransportFixture.offThePool { try Self.writePatternFile(file, size: size) }
+        defer { try? FileManager.default.removeItem(at: file) }
+        let expected = try await TransportFixture.sha256(ofFile: file)
+        let baseline = try Self.resetPeakRSS()
+        let received = try await upload(try HTTPBody(fileAt: file))
+        let peak = try Self.peakRSS()
+        #expect(received.bytes == size)
+        #expect(received.sha256 == expected)
+        #expect(peak - baseline < size / 4, "peak RSS grew by \((peak - baseline) >> 20) MiB")
+    }
+
+    private static func writePatternFile(_ url: URL, size: Int) throws {
+        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown)
+        }
+        let handle = try FileHandle(forWritingTo: url)
+        defer { try? handle.close() }
+        var block = randomData(1 << 20)
+        for index in 0..<(size >> 20) {
+            withUnsafeBytes(of: UInt64(index)) { block.replaceSubrange(0..<8, with: $0) }
+            try handle.write(contentsOf: block)
+        }
+    }
+
+    /// Resets the peak RSS to the current RSS and returns it, in bytes.
+    private static func resetPeakRSS() throws -> Int {
+        try "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+        return try peakRSS()
+    }
+
+    /// `VmHWM` of this process, in bytes.
+    private static func peakRSS() throws -> Int {
+        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") })
+        return (Int(line.filter(\.isNumber)) ?? 0) * 1024
+    }
+}
+
+extension Array where Element == Data {
+    /// The chunks as an asynchronous sequence.
+    var asyncChunks: AsyncStream<Data> {
+        AsyncStream { continuation in
+            for chunk in self { continuation.yield(chunk) }
+            continuation.finish()
+        }
+    }
+}
