@@ -30,6 +30,11 @@ public struct HTTPEncodingError: Error, CustomStringConvertible {
         /// A value's own `encode(to:)` or `init(from:)` threw an error of its own; see
         /// ``HTTPEncodingError/underlying``.
         public static let valueCodingFailed = Code("valueCodingFailed")
+        /// A key that a decoder would read as key syntax rather than as text, so the form
+        /// would carry another structure than the value: a key holding `[` or `]`, holding
+        /// `.` with ``FormStyle/Nesting-swift.struct/dots`` nesting, or empty. Escaping cannot
+        /// help (servers percent-decode a name before splitting it); rename the key.
+        public static let ambiguousKey = Code("ambiguousKey")
         /// Decoding asked for a key the input does not have.
         public static let keyNotFound = Code("keyNotFound")
         /// Decoding found a value of another shape or type than the one asked for.

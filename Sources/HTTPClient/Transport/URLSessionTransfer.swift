@@ -35,6 +35,7 @@ final class URLSessionTransfer: @unchecked Sendable {
     private var lengthToCheck: Int64?
     private var bytesSent: Int64 = 0
     private var bodyPump: (any URLSessionBodySource)?
+    private var uploadWindow: URLSessionUploadWindow?
     private var bodyError: (any Error)?
     /// A failure decided here (limit, file write), reported instead of URLSession's -999.
     private var failure: (any Error)?
@@ -56,10 +57,11 @@ final class URLSessionTransfer: @unchecked Sendable {
         cancelQueue.async { task.cancel() }
     }
 
-    /// Keeps the body source, closed when the transfer ends.
-    func attach(_ pump: any URLSessionBodySource) {
+    /// Keeps the body source and its upload window, closed when the transfer ends.
+    func attach(_ pump: any URLSessionBodySource, window: URLSessionUploadWindow) {
         lock.lock()
         bodyPump = pump
+        uploadWindow = window
         lock.unlock()
     }
 
@@ -85,6 +87,7 @@ final class URLSessionTransfer: @unchecked Sendable {
         if cancelled {
             let pump = bodyPump
             bodyPump = nil
+            uploadWindow?.close()
             lock.unlock()
             pump?.close()
             return false
@@ -218,7 +221,9 @@ final class URLSessionTransfer: @unchecked Sendable {
         lock.lock()
         bytesSent = totalBytesSent
         let finished = self.finished
+        let window = uploadWindow
         lock.unlock()
+        window?.acknowledge(totalBytesSent)
         if !finished {
             options.progress?(TransferProgress(direction: .upload, completed: totalBytesSent, expected: uploadExpected))
         }
@@ -366,6 +371,7 @@ final class URLSessionTransfer: @unchecked Sendable {
         self.continuation = nil
         let pump = bodyPump
         bodyPump = nil
+        uploadWindow?.close()
         if cancelled {
             switch sink {
             case .file(let file): file.discard()

@@ -175,8 +175,9 @@ public final class URLSessionTransport: ClientTransport {
             } else {
                 source = URLSessionBodyPump(body: body, chunkSize: configuration.uploadChunkSize, onFailure: onFailure)
             }
-            transfer.attach(source)
-            urlRequest.httpBodyStream = source.makeInputStream()
+            let window = URLSessionUploadWindow()
+            transfer.attach(source, window: window)
+            urlRequest.httpBodyStream = source.makeInputStream(window: window)
             return session.dataTask(with: urlRequest)
         }
     }

@@ -107,7 +107,7 @@ public struct FormEncoder: Sendable {
     ///   naming the key path and type of a value that cannot be encoded.
     public func encodeQuery(parameters: [String: Any]) throws(HTTPEncodingError) -> String {
         let context = FormEncodingContext(self, plusForSpace: plusForSpace(inBody: false))
-        let node = try FormParameterConverter(context: context).node(forDictionary: parameters)
+        let node = try FormParameterConverter(context: context).node(forDictionary: parameters, depth: 1)
         return String(decoding: try data(of: node, context: context), as: UTF8.self)
     }
 
@@ -118,7 +118,7 @@ public struct FormEncoder: Sendable {
     /// - Throws: ``HTTPEncodingError`` naming the key path of a value that cannot be encoded.
     public func encodeBody(parameters: [String: Any]) throws(HTTPEncodingError) -> EncodedBody {
         let context = FormEncodingContext(self, plusForSpace: plusForSpace(inBody: true))
-        let node = try FormParameterConverter(context: context).node(forDictionary: parameters)
+        let node = try FormParameterConverter(context: context).node(forDictionary: parameters, depth: 1)
         return EncodedBody(body: HTTPBody(try data(of: node, context: context)), contentType: .formURLEncoded)
     }
 
@@ -158,6 +158,7 @@ public struct FormEncoder: Sendable {
     }
 
     func data(of node: FormNode, context: FormEncodingContext) throws(HTTPEncodingError) -> Data {
+        if let refused = context.refusal { throw refused }
         guard context.arenaFitsSlices else {
             throw HTTPEncodingError(
                 .unsupportedValue, value: "\(context.arena.count) bytes", reason: "a form larger than 4 GiB")

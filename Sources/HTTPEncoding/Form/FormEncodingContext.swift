@@ -13,7 +13,11 @@ final class FormEncodingContext {
     let encodesNils: Bool
     let literalBools: Bool
     let plusForSpace: Bool
+    let dotsNesting: Bool
     let style: FormStyle
+    /// The first refusal of a container call that cannot throw (an ambiguous key, or a
+    /// container nested too deep); the encoder throws it instead of writing.
+    private(set) var refusal: HTTPEncodingError?
     /// Where ``freeze(_:reclaimingFrom:)`` assembles a fragment before appending it to the arena.
     @exclusivity(unchecked) private var scratch = FormBytes(capacity: 1024)
     // Unchecked: one encoding run uses a context on one thread, and no access to the arena
@@ -36,13 +40,90 @@ final class FormEncodingContext {
         encodesNils = encoder.style.nils != .omit
         literalBools = encoder.style.bools.literal
         self.plusForSpace = plusForSpace
+        dotsNesting = encoder.style.nesting.dots
         style = encoder.style
     }
 
     /// The key as the key strategy writes it, percent-encoded into the arena.
+    ///
+    /// A key that a decoder would read as key syntax is recorded in ``refusal``
+    /// (the first one only): the containers that call this cannot throw, so the encoder
+    /// throws it before writing anything. A top-level key that is itself a well-formed
+    /// path (`filter[status]`, `ids[]`) is written as given: that is how flat keys from
+    /// other libraries are meant, and servers read it as that path.
+    /// - Parameters:
+    ///   - key: The key as the value encoded it.
+    ///   - topLevel: Whether the key is a top-level key of the form (asked only for a key
+    ///     holding key syntax).
+    ///   - path: The key path to `key`, including it, for the error.
     @inline(__always)
-    func key(_ key: String) -> FormSlice {
-        text(keysAreIdentity ? key : keys.encode(key))
+    func key(_ key: String, topLevel: @autoclosure () -> Bool, at path: @autoclosure () -> [String]) -> FormSlice {
+        let written = keysAreIdentity ? key : keys.encode(key)
+        if Self.readsAsSyntax(written, dots: dotsNesting), !(topLevel() && Self.isPath(written, dots: dotsNesting)) {
+            refuse(written, at: path())
+        }
+        return text(written)
+    }
+
+    /// Whether a decoder would read part of `key` as key syntax: `[` or `]` anywhere (every
+    /// server percent-decodes a name before splitting it, so no escaping helps), `.` with
+    /// dotted nesting, or an empty key (`a[]` appends to a list; a bare `=x` is dropped).
+    @inline(__always)
+    private static func readsAsSyntax(_ key: String, dots: Bool) -> Bool {
+        for byte in key.utf8
+        where byte == UInt8(ascii: "[") || byte == UInt8(ascii: "]") || (dots && byte == UInt8(ascii: ".")) {
+            return true
+        }
+        return key.isEmpty
+    }
+
+    /// Whether `key` is a well-formed path: a name with no empty dotted part (with dotted
+    /// nesting), then any number of `[segment]` groups (a segment may be empty: `ids[]`)
+    /// and nothing after the last one.
+    static func isPath(_ key: String, dots: Bool) -> Bool {
+        let bytes = Array(key.utf8)
+        let open = bytes.firstIndex(of: UInt8(ascii: "[")) ?? bytes.endIndex
+        let name = bytes[..<open]
+        guard !name.isEmpty, !name.contains(UInt8(ascii: "]")) else { return false }
+        let parts = name.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        if dots && parts.contains(where: \.isEmpty) { return false }
+        var index = open
+        while index < bytes.endIndex {
+            guard bytes[index] == UInt8(ascii: "["),
+                let close = bytes[(index + 1)...].firstIndex(of: UInt8(ascii: "]")),
+                !bytes[(index + 1)..<close].contains(UInt8(ascii: "["))
+            else { return false }
+            index = close + 1
+        }
+        return true
+    }
+
+    /// Records `error` unless an earlier refusal is recorded.
+    func refuse(_ error: HTTPEncodingError) {
+        if refusal == nil { refusal = error }
+    }
+
+    /// The error for a container whose members would nest deeper than ``FormStyle/maximumDepth``.
+    static func tooDeep(at path: [String]) -> HTTPEncodingError {
+        HTTPEncodingError(
+            .unsupportedValue, keyPath: path, value: "more than \(FormStyle.maximumDepth) levels",
+            reason: "a form nests at most \(FormStyle.maximumDepth) levels (FormStyle.maximumDepth); "
+                + "FormDecoder and servers refuse deeper keys")
+    }
+
+    private func refuse(_ key: String, at path: [String]) {
+        guard refusal == nil else { return }
+        let reason: String
+        if key.isEmpty {
+            reason = "an empty key cannot be read back (a nested one reads as [], which appends to a list)"
+        } else if dotsNesting && key.utf8.contains(UInt8(ascii: ".")) {
+            reason = "with dotted nesting a . in a key reads back as a nesting level; rename the key"
+        } else {
+            reason =
+                "[ and ] in a key read back as nesting (servers percent-decode the name before splitting it); "
+                + "rename the key, or nest the value (only a top-level key may be a flat path such as a[b])"
+        }
+        refusal = HTTPEncodingError(.ambiguousKey, keyPath: path, value: key, reason: reason)
     }
 
     /// Text, percent-encoded into the arena.

@@ -11,7 +11,9 @@ struct FormKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtoco
     var codingPath: [any CodingKey] { encoder.codingPath }
 
     @inline(__always)
-    private func name(_ key: Key) -> FormSlice { encoder.context.key(key.stringValue) }
+    private func name(_ key: Key) -> FormSlice {
+        encoder.context.key(key.stringValue, topLevel: encoder.holdsTopLevelKeys, at: encoder.keyPath(appending: key))
+    }
 
     @inline(__always)
     private func set(_ key: Key, _ node: FormNode) { object.set(name(key), node, in: encoder.context) }
@@ -120,7 +122,9 @@ struct FormKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtoco
     mutating func superEncoder() -> any Encoder {
         let object = self.object
         let context = encoder.context
-        let name = context.key(FormCodingKey.superKey.stringValue)
+        let name = context.key(
+            FormCodingKey.superKey.stringValue, topLevel: encoder.holdsTopLevelKeys,
+            at: encoder.keyPath(appending: FormCodingKey.superKey))
         return FormValueEncoder(context: context, parent: encoder, key: FormCodingKey.superKey) {
             object.set(name, $0, in: context)
         }

@@ -5,12 +5,16 @@ import Foundation
 struct FormParameterConverter {
     let context: FormEncodingContext
 
-    func node(forDictionary dictionary: [String: Any]) throws(HTTPEncodingError) -> FormNode {
+    /// The object for `dictionary`, whose members sit `depth` keys deep (1 at the top level).
+    func node(forDictionary dictionary: [String: Any], depth: Int) throws(HTTPEncodingError) -> FormNode {
+        if depth > FormStyle.maximumDepth && !dictionary.isEmpty { throw FormEncodingContext.tooDeep(at: []) }
         let object = FormObject()
         for (key, value) in dictionary {
+            // The path is this key alone: enclosing levels prefix theirs as the error passes.
+            let name = context.key(key, topLevel: depth == 1, at: [key])
+            if let refused = context.refusal { throw refused }
             do {
-                let node = try node(for: value)
-                object.set(context.key(key), node, in: context)
+                object.set(name, try node(for: value, depth: depth), in: context)
             } catch {
                 throw error.prefixed(by: [key])
             }
@@ -18,12 +22,13 @@ struct FormParameterConverter {
         return .object(object)
     }
 
-    private func node(forArray array: [Any]) throws(HTTPEncodingError) -> FormNode {
+    private func node(forArray array: [Any], depth: Int) throws(HTTPEncodingError) -> FormNode {
+        if depth > FormStyle.maximumDepth && !array.isEmpty { throw FormEncodingContext.tooDeep(at: []) }
         let result = FormArray()
         result.values.reserveCapacity(array.count)
         for (position, element) in array.enumerated() {
             do {
-                result.values.append(try node(for: element))
+                result.values.append(try node(for: element, depth: depth))
             } catch {
                 throw error.prefixed(by: [String(position)])
             }
@@ -32,19 +37,29 @@ struct FormParameterConverter {
     }
 
     // swift-format-ignore: CyclomaticComplexity
-    func node(for value: Any) throws(HTTPEncodingError) -> FormNode {
-        if let string = value as? String { return context.leaf(string) }
+    /// The node for `value`, found `depth` keys deep.
+    func node(for value: Any, depth: Int) throws(HTTPEncodingError) -> FormNode {
+        // Exact types first, and containers before any other cast: casting a dictionary or
+        // an array to a scalar or class type bridges it, with all it holds, to Foundation.
         if let scalar = try exactScalar(value) { return scalar }
+        if type(of: value) == [String: Any].self, let dictionary = value as? [String: Any] {
+            return try node(forDictionary: dictionary, depth: depth + 1)
+        }
+        if type(of: value) == [Any].self, let array = value as? [Any] {
+            return try node(forArray: array, depth: depth + 1)
+        }
         switch value {
         case let optional as any OptionalParameter:
             guard let wrapped = optional.wrappedParameter else { return .null }
-            return try node(for: wrapped)
+            return try node(for: wrapped, depth: depth)
+        case let dictionary as [String: Any]:
+            return try node(forDictionary: dictionary, depth: depth + 1)
+        case let array as [Any]:
+            return try node(forArray: array, depth: depth + 1)
+        case let string as String:
+            return context.leaf(string)
         case is NSNull:
             return .null
-        case let dictionary as [String: Any]:
-            return try node(forDictionary: dictionary)
-        case let array as [Any]:
-            return try node(forArray: array)
         case let date as Date:
             return context.leaf(try context.dates.encode(date))
         case let data as Data:
@@ -62,7 +77,7 @@ struct FormParameterConverter {
         case let number as NSNumber:
             return try node(for: number)
         case let encodable as any Encodable:
-            return try encode(encodable)
+            return try encode(encodable, depth: depth)
         default:
             throw HTTPEncodingError(
                 .unsupportedValue, value: "\(type(of: value))",
@@ -73,23 +88,25 @@ struct FormParameterConverter {
 
     /// Native Swift numbers and bools, matched by exact type so that no bridging through
     /// `NSNumber` turns a `Bool` into an `Int` or back.
+    ///
+    /// The type is compared before casting: a cast is not free (it may bridge the value).
     private func exactScalar(_ value: Any) throws(HTTPEncodingError) -> FormNode? {
-        switch value {
-        case let bool as Bool where type(of: value) == Bool.self: return context.leaf(bool)
-        case let int as Int where type(of: value) == Int.self: return context.leaf(Int64(int))
-        case let int as Int8 where type(of: value) == Int8.self: return context.leaf(Int64(int))
-        case let int as Int16 where type(of: value) == Int16.self: return context.leaf(Int64(int))
-        case let int as Int32 where type(of: value) == Int32.self: return context.leaf(Int64(int))
-        case let int as Int64 where type(of: value) == Int64.self: return context.leaf(int)
-        case let uint as UInt where type(of: value) == UInt.self: return context.leaf(UInt64(uint))
-        case let uint as UInt8 where type(of: value) == UInt8.self: return context.leaf(UInt64(uint))
-        case let uint as UInt16 where type(of: value) == UInt16.self: return context.leaf(UInt64(uint))
-        case let uint as UInt32 where type(of: value) == UInt32.self: return context.leaf(UInt64(uint))
-        case let uint as UInt64 where type(of: value) == UInt64.self: return context.leaf(uint)
-        case let double as Double where type(of: value) == Double.self: return try finite(double)
-        case let float as Float where type(of: value) == Float.self: return try finite(float)
-        default: return nil
-        }
+        let type = type(of: value)
+        if type == String.self, let string = value as? String { return context.leaf(string) }
+        if type == Bool.self, let bool = value as? Bool { return context.leaf(bool) }
+        if type == Int.self, let int = value as? Int { return context.leaf(Int64(int)) }
+        if type == Int8.self, let int = value as? Int8 { return context.leaf(Int64(int)) }
+        if type == Int16.self, let int = value as? Int16 { return context.leaf(Int64(int)) }
+        if type == Int32.self, let int = value as? Int32 { return context.leaf(Int64(int)) }
+        if type == Int64.self, let int = value as? Int64 { return context.leaf(int) }
+        if type == UInt.self, let uint = value as? UInt { return context.leaf(UInt64(uint)) }
+        if type == UInt8.self, let uint = value as? UInt8 { return context.leaf(UInt64(uint)) }
+        if type == UInt16.self, let uint = value as? UInt16 { return context.leaf(UInt64(uint)) }
+        if type == UInt32.self, let uint = value as? UInt32 { return context.leaf(UInt64(uint)) }
+        if type == UInt64.self, let uint = value as? UInt64 { return context.leaf(uint) }
+        if type == Double.self, let double = value as? Double { return try finite(double) }
+        if type == Float.self, let float = value as? Float { return try finite(float) }
+        return nil
     }
 
     private func finite<F: BinaryFloatingPoint & LosslessStringConvertible>(
@@ -113,10 +130,12 @@ struct FormParameterConverter {
         return context.leaf(number.int64Value)
     }
 
-    private func encode(_ value: some Encodable) throws(HTTPEncodingError) -> FormNode {
-        let encoder = FormValueEncoder(context: context, parent: nil, key: nil)
+    private func encode(_ value: some Encodable, depth: Int) throws(HTTPEncodingError) -> FormNode {
+        let encoder = FormValueEncoder(context: context, parent: nil, key: nil, depth: depth)
         do {
-            return try encoder.box(value, key: nil)
+            let node = try encoder.box(value, key: nil)
+            if let refused = context.refusal { throw refused }
+            return node
         } catch let error as HTTPEncodingError {
             throw error
         } catch {

@@ -15,7 +15,7 @@ struct FormParser {
 
     /// The deepest key read, as `JSONDecoder` limits nesting: decoding recurses once per
     /// level, so an attacker's `a[a][a]…` must not be able to exhaust the stack.
-    static let maximumDepth = 512
+    static let maximumDepth = FormStyle.maximumDepth
 
     private let dots: Bool
     let root = FormParsedObject()

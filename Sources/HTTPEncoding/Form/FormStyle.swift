@@ -116,6 +116,11 @@ public struct FormStyle: Hashable, Sendable {
         public static let literal = Brackets(literal: true)
     }
 
+    /// The deepest a form nests: a pair's key has at most this many parts (`a[b][]` has
+    /// three). ``FormEncoder`` refuses deeper values and ``FormDecoder`` deeper keys, so
+    /// neither can exhaust the stack on hostile or runaway input.
+    public static let maximumDepth = 512
+
     /// How array elements are keyed; ``Arrays-swift.struct/brackets`` by default.
     public var arrays: Arrays
     /// How bools are written; ``Bools-swift.struct/numeric`` by default.

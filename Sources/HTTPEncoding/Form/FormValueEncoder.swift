@@ -12,11 +12,17 @@ final class FormValueEncoder: Encoder, SingleValueEncodingContainer {
     @exclusivity(unchecked) private(set) var node: FormNode?
     /// Called when this encoder stores its value; used by `superEncoder()` to write into the parent.
     private var onStore: ((FormNode) -> Void)?
+    /// How many keys lead to this encoder's value (0 for the top-level value). A value
+    /// inside an untyped parameter dictionary starts at the depth the converter reached.
+    let depth: Int
 
-    init(context: FormEncodingContext, parent: FormValueEncoder?, key: (any CodingKey)?) {
+    /// - Parameter depth: For an encoder without a parent, the keys above its value (an
+    ///   untyped parameter dictionary knows them); else ignored.
+    init(context: FormEncodingContext, parent: FormValueEncoder?, key: (any CodingKey)?, depth: Int = 0) {
         self.context = context
         self.parent = parent
         self.key = key
+        self.depth = (parent?.depth ?? depth) + (key == nil ? 0 : 1)
     }
 
     convenience init(
@@ -39,6 +45,15 @@ final class FormValueEncoder: Encoder, SingleValueEncodingContainer {
 
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
+    /// Whether the keys of this encoder's keyed container are top-level keys of the form:
+    /// no key leads here (values passed through single-value containers add none).
+    var holdsTopLevelKeys: Bool { depth == 0 }
+
+    /// Records a refusal when this encoder's members would nest too deep.
+    private func checkContainerDepth() {
+        if depth >= FormStyle.maximumDepth { context.refuse(FormEncodingContext.tooDeep(at: codingPath.formKeyPath)) }
+    }
+
     func store(_ node: FormNode) {
         self.node = node
         onStore?(node)
@@ -54,6 +69,7 @@ final class FormValueEncoder: Encoder, SingleValueEncodingContainer {
     // MARK: Encoder
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        checkContainerDepth()
         let object: FormObject
         if case .object(let existing) = node {
             object = existing
@@ -65,6 +81,7 @@ final class FormValueEncoder: Encoder, SingleValueEncodingContainer {
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        checkContainerDepth()
         let array: FormArray
         if case .array(let existing) = node {
             array = existing
@@ -148,6 +165,10 @@ final class FormValueEncoder: Encoder, SingleValueEncodingContainer {
         if T.self == URL.self, let url = value as? URL { return context.leaf(url.absoluteString) }
         if T.self == Decimal.self, let decimal = value as? Decimal { return context.leaf(decimal.description) }
         let child = FormValueEncoder(context: context, parent: self, key: key)
+        // Stops a runaway recursion: the container that first went too deep recorded why.
+        if child.depth > FormStyle.maximumDepth {
+            throw context.refusal ?? FormEncodingContext.tooDeep(at: child.codingPath.formKeyPath)
+        }
         let mark = context.arena.count
         do {
             try value.encode(to: child)

@@ -52,14 +52,24 @@ public struct DateEncodingStrategy: Sendable {
     /// - Parameter date: The date to write.
     /// - Returns: Its text.
     /// - Throws: ``HTTPEncodingError`` with code ``HTTPEncodingError/Code/strategyFailed`` when a
-    ///   custom closure throws, or ``HTTPEncodingError/Code/unsupportedValue`` for a date too far
-    ///   from 1970 to count in milliseconds.
+    ///   custom closure throws, or ``HTTPEncodingError/Code/unsupportedValue`` for a non-finite
+    ///   date (NaN or infinite seconds) with a built-in strategy, a date too far from 1970 to
+    ///   count in milliseconds, or one too far for ISO 8601 text.
     public func encode(_ date: Date) throws(HTTPEncodingError) -> String {
         switch kind {
         case .iso8601(let fractional):
+            guard ISO8601Text.canFormat(date) else {
+                throw HTTPEncodingError(
+                    .unsupportedValue, value: "\(date.timeIntervalSince1970)",
+                    reason: "the date has no ISO 8601 text (not finite, or millions of years from 1970)")
+            }
             return ISO8601Text.format(date, fractionalSeconds: fractional)
         case .secondsSince1970:
             let seconds = date.timeIntervalSince1970
+            guard seconds.isFinite else {
+                throw HTTPEncodingError(
+                    .unsupportedValue, value: "\(seconds)", reason: "a date must be a finite number of seconds")
+            }
             if seconds.rounded() == seconds, let whole = Int64(exactly: seconds) { return String(whole) }
             return seconds.description
         case .millisecondsSince1970:

@@ -5,10 +5,18 @@ import Foundation
 /// Written out rather than taken from `ISO8601DateFormatter` so that it is fast,
 /// thread-safe without locks, and gives the same bytes on every platform.
 enum ISO8601Text {
-    /// Formats `date` as `YYYY-MM-DDTHH:MM:SSZ`, or with `.mmm` milliseconds.
-    static func format(_ date: Date, fractionalSeconds: Bool) -> String {
+    /// Whether ``format(_:fractionalSeconds:)`` can write `date` as ISO 8601 text: its
+    /// seconds are finite and within about three million years of 1970.
+    static func canFormat(_ date: Date) -> Bool {
         let interval = date.timeIntervalSince1970
-        guard interval.isFinite, abs(interval) < 1e14 else { return interval.description }
+        return interval.isFinite && abs(interval) < 1e14
+    }
+
+    /// Formats `date` as `YYYY-MM-DDTHH:MM:SSZ`, or with `.mmm` milliseconds; a date that
+    /// ``canFormat(_:)`` refuses comes out as its number of seconds (for messages only).
+    static func format(_ date: Date, fractionalSeconds: Bool) -> String {
+        guard canFormat(date) else { return date.timeIntervalSince1970.description }
+        let interval = date.timeIntervalSince1970
         var milliseconds = Int64((interval * 1000).rounded(fractionalSeconds ? .toNearestOrAwayFromZero : .down))
         if !fractionalSeconds { milliseconds -= ((milliseconds % 1000) + 1000) % 1000 }
         var seconds = milliseconds / 1000
