@@ -77,6 +77,36 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         completionHandler(nil)
     }
 
+    /// A `401` is the client's business, as a normal response.
+    ///
+    /// swift-corelibs-foundation (Linux) turns a finished `401` carrying `WWW-Authenticate`
+    /// into this challenge instead of completing the task: `.performDefaultHandling` without a
+    /// stored credential leaves the task pending for ever, and `.cancelAuthenticationChallenge`
+    /// or `.rejectProtectionSpace` cancel it. By then the response head and the whole body have
+    /// been delivered on this serial queue, so the transfer completes here with what it has,
+    /// and the task is then cancelled off this queue (its cancellation report finds no transfer).
+    /// Elsewhere a `401` reaches the caller through the default handling when no credential
+    /// is stored.
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        #if canImport(FoundationNetworking)
+        guard challenge.failureResponse != nil else { return completionHandler(.performDefaultHandling, nil) }
+        lock.lock()
+        let transfer = transfers.removeValue(forKey: task.taskIdentifier)
+        lock.unlock()
+        transfer?.didComplete(error: nil)
+        Self.challengeQueue.async { completionHandler(.cancelAuthenticationChallenge, nil) }
+        #else
+        completionHandler(.performDefaultHandling, nil)
+        #endif
+    }
+
+    /// Where finished challenges are answered: answering cancels the task, which waits for the
+    /// session's work queue, so it never runs on the delegate queue.
+    private static let challengeQueue = DispatchQueue(label: "Heron.URLSessionTransport.challenge")
+
     /// A stream body cannot be read twice: the task fails rather than sending a partial body.
     func urlSession(
         _ session: URLSession, task: URLSessionTask,
