@@ -190,7 +190,7 @@ final class FormEncodingContext {
             for member in members where !Self.isFlat(member.value) { return node }
             scratch.truncate(to: 0)
             arena.withUnsafeBufferPointer { arena in
-                for position in FormMemberOrder.positions(of: members, arena: arena, sorted: style.keyOrder.sorted) {
+                for position in FormMemberOrder.positions(of: object, arena: arena, sorted: style.keyOrder.sorted) {
                     let (key, value) = members[position]
                     switch value {
                     case .array(let array):

@@ -54,7 +54,7 @@ struct FormWriter {
     private mutating func writeObject(_ object: FormObject, isRoot: Bool) throws(HTTPEncodingError) {
         let base = key.count
         let members = object.members
-        for position in FormMemberOrder.positions(of: members, arena: arena, sorted: style.keyOrder.sorted) {
+        for position in FormMemberOrder.positions(of: object, arena: arena, sorted: style.keyOrder.sorted) {
             try writeMember(members[position].key, members[position].value, isRoot: isRoot, base: base)
         }
     }
