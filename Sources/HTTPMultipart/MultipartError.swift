@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 
 /// The error thrown by HTTPMultipart: a part that cannot be built or a form that cannot be encoded.
 ///
@@ -82,28 +83,7 @@ public struct MultipartError: Error, Sendable, CustomStringConvertible {
 
     /// A one-line message naming the code, the value and the reason.
     public var description: String {
-        "\(code): \(Self.quoted(value)): \(reason)"
-    }
-
-    /// Quotes `value` for a message, escaping control characters so they stay visible.
-    static func quoted(_ value: String) -> String {
-        var out = "\""
-        for scalar in value.unicodeScalars.prefix(200) {
-            switch scalar {
-            case "\r": out += "\\r"
-            case "\n": out += "\\n"
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7F {
-                    out += String(format: "\\u{%02X}", scalar.value)
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        if value.unicodeScalars.count > 200 { out += "…" }
-        return out + "\""
+        "\(code): \(HTTPCoreError.quotedForMessage(value)): \(reason)"
     }
 
     /// An error for a failed system call, naming `errno`.

@@ -65,11 +65,12 @@ enum TransportFixture {
         return data
     }
 
-    /// Runs blocking `work` on a dispatch queue, keeping Swift's few cooperative threads free
-    /// for the transfers under test.
+    /// Runs blocking `work` on a thread of its own, keeping Swift's few cooperative threads
+    /// free for the transfers under test. Not on `DispatchQueue.global()`: on Linux its
+    /// threads are the cooperative pool's.
     static func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
+            DispatchQueue(label: "Heron.tests.blocking").async { continuation.resume(with: Result { try work() }) }
         }
     }
 

@@ -5,7 +5,7 @@ import Testing
 
 @testable import HTTPClient
 
-@Suite("URLSessionTransport: uploads")
+@Suite("URLSessionTransport: uploads", .serialized)
 struct URLSessionTransportUploadTests {
     let transport = TransportFixture.transport
 

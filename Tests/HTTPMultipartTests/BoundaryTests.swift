@@ -40,6 +40,7 @@ struct BoundaryTests {
         let boundary = try MultipartBoundary(value)
         #expect(boundary.value == value)
         #expect(!boundary.isRandom)
+        #expect(MultipartForm(boundary: boundary).contentType[parameter: "boundary"] == value)
     }
 
     @Test(

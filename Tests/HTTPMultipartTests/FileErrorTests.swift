@@ -111,7 +111,9 @@ struct FileErrorTests {
             _ = try await form.encode(toFileAt: output)
         } throws: { error in
             guard let error = error as? MultipartError else { return false }
-            return error.code == .writeFailed && error.value.hasPrefix("/nonexistent-heron-dir/")
+            // The value is the destination the caller gave, not the hidden temporary file.
+            return error.code == .writeFailed && error.value == output.path
+                && error.underlyingError is POSIXError
         }
     }
 

@@ -37,6 +37,10 @@ struct PeerParserTests {
         let outputs = try await Outputs(chunkSize: 4096) { try spec.build(in: directory) }
         #expect(outputs.memoryBytes == outputs.diskBytes)
         #expect(outputs.memoryBytes == outputs.streamBytes)
+        // The length announced up front is the length of the bytes written, for every output.
+        let announced = [outputs.memory, outputs.disk, outputs.stream].map(\.contentLength)
+        #expect(announced == Array(repeating: Int64(outputs.memoryBytes.count), count: 3))
+        #expect(try spec.build(in: directory).contentLength == Int64(outputs.memoryBytes.count))
         try await Self.expectParsed(outputs.memoryBytes, matches: spec)
     }
 

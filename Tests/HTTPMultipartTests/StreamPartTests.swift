@@ -71,6 +71,70 @@ struct StreamPartTests {
         }
     }
 
+    @Test(
+        "an InputStream closed before encoding fails naming the part, without reading streamError",
+        arguments: [100_000, 0])
+    func closedInputStream(length: Int) async throws {
+        // A closed stream's read returns -1 with no error set; reading streamError then traps
+        // on Linux, so this test crashes the process unless the encoder checks the status first.
+        let stream = InputStream(data: Self.payload.prefix(length))
+        stream.open()
+        stream.close()
+        var form = MultipartForm()
+        try form.append(name: "closed", stream: stream, length: Int64(length))
+        await #expect {
+            _ = try await form.encodedInMemory()
+        } throws: { error in
+            guard let error = error as? MultipartError else { return false }
+            return error.code == .streamFailed && error.value.contains("name=\"closed\"")
+                && error.reason.contains("closed")
+        }
+    }
+
+    /// An input stream that records the largest read asked of it.
+    final class RecordingStream: InputStream {
+        private let payload: Data
+        private var offset = 0
+        private var status = Stream.Status.notOpen
+        private(set) var largestRead = 0
+
+        init(_ payload: Data) {
+            self.payload = payload
+            super.init(data: Data())
+        }
+
+        override func open() { status = .open }
+        override func close() { status = .closed }
+        override var streamStatus: Stream.Status { status }
+        override var hasBytesAvailable: Bool { offset < payload.count }
+
+        override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength: Int) -> Int {
+            largestRead = max(largestRead, maxLength)
+            let count = min(maxLength, payload.count - offset)
+            payload.copyBytes(to: buffer, from: offset..<offset + count)
+            offset += count
+            if offset == payload.count { status = .atEnd }
+            return count
+        }
+    }
+
+    @Test("an InputStream part is read in chunks of at most the chunk size, to disk and as a stream")
+    func inputStreamBoundedReads() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let toDisk = RecordingStream(Self.payload)
+        var diskForm = MultipartForm()
+        try diskForm.append(name: "s", stream: toDisk, length: Int64(Self.payload.count))
+        let disk = try await diskForm.encode(toFileAt: directory.url.appendingPathComponent("out"), chunkSize: 4096)
+        let streamed = RecordingStream(Self.payload)
+        var streamForm = MultipartForm(boundary: diskForm.boundary)
+        try streamForm.append(name: "s", stream: streamed, length: Int64(Self.payload.count))
+        let bytes = try await streamForm.streamingBody(chunkSize: 4096).body.collect(upTo: 1 << 20)
+        #expect(try Data(contentsOf: try #require(disk.fileURL)) == bytes)
+        #expect((1...4096).contains(toDisk.largestRead))
+        #expect((1...4096).contains(streamed.largestRead))
+    }
+
     @Test("a chunk sequence is encoded with its chunks joined")
     func chunkSequence() async throws {
         var form = MultipartForm()

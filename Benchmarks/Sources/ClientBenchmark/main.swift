@@ -65,12 +65,14 @@ func makeClient(transport: URLSessionTransport = URLSessionTransport()) throws -
         observers: [CountingObserver()], retry: .default, timeout: .seconds(600))
 }
 
-func ratioLine(_ name: String, heron: [Double], raw: [Double], unit: String) -> String {
+func ratioLine(
+    _ name: String, heron: [Double], raw: [Double], unit: String, labels: (String, String) = ("Heron", "raw")
+) -> String {
     let ratios = zip(heron, raw).map { $0 / $1 }
-    return String(
-        format: "%-28@ Heron %9.1f %@  raw %9.1f %@  ratio median %.3f (per round: %@)", name as NSString,
-        Measure.median(heron), unit as NSString, Measure.median(raw), unit as NSString, Measure.median(ratios),
-        ratios.map { String(format: "%.3f", $0) }.joined(separator: " ") as NSString)
+    let perRound = ratios.map { String(format: "%.3f", $0) }.joined(separator: " ")
+    return "\(name): \(labels.0) \(String(format: "%.1f", Measure.median(heron))) \(unit), "
+        + "\(labels.1) \(String(format: "%.1f", Measure.median(raw))) \(unit), "
+        + "ratio median \(String(format: "%.3f", Measure.median(ratios))) (per round: \(perRound))"
 }
 
 // MARK: (1) requests per second
@@ -105,33 +107,48 @@ if which == "all" || which == "requests" {
         _ = try await transport.send(request, options: TransportOptions())
     }
     let rawOnce: @Sendable () async throws -> Void = { try await raw.get(smallURL) }
+    let delegateSession = RawDelegateSession()
+    let delegateOnce: @Sendable () async throws -> Void = { try await delegateSession.get(smallURL) }
     // Warm both up: connections, caches, lazy initialisation.
     _ = try await rate(200, concurrency: 32, heronOnce)
     _ = try await rate(200, concurrency: 32, rawOnce)
 
     _ = try await rate(200, concurrency: 32, transportOnce)
+    _ = try await rate(200, concurrency: 32, delegateOnce)
 
     for (label, count, concurrency) in [("sequential", sequential, 1), ("32 concurrent", concurrent, 32)] {
         var heron: [Double] = []
         var transportOnly: [Double] = []
         var baseline: [Double] = []
-        for round in 0..<rounds {
-            // Rotate the order so drift favours no side.
-            let runs: [(@Sendable () async throws -> Void, Int)] = [(rawOnce, 0), (heronOnce, 1), (transportOnce, 2)]
+        var delegateRoute: [Double] = []
+        for _ in 0..<rounds {
+            // Shuffle the order so drift favours no side.
+            let runs: [(@Sendable () async throws -> Void, Int)] = [
+                (rawOnce, 0), (heronOnce, 1), (transportOnce, 2), (delegateOnce, 3),
+            ]
             for (once, slot) in runs.shuffled(using: &order) {
                 let value = try await rate(count, concurrency: concurrency, once)
-                if slot == 0 {
-                    baseline.append(value)
-                } else if slot == 1 {
-                    heron.append(value)
-                } else {
-                    transportOnly.append(value)
+                switch slot {
+                case 0: baseline.append(value)
+                case 1: heron.append(value)
+                case 2: transportOnly.append(value)
+                default: delegateRoute.append(value)
                 }
             }
-            _ = round
         }
         print(ratioLine("GET \(label), Client", heron: heron, raw: baseline, unit: "req/s"))
-        print(ratioLine("GET \(label), transport", heron: transportOnly, raw: baseline, unit: "req/s"))
+        print(
+            ratioLine(
+                "GET \(label), transport", heron: transportOnly, raw: baseline, unit: "req/s",
+                labels: ("transport", "raw")))
+        print(
+            ratioLine(
+                "GET \(label), delegate route", heron: delegateRoute, raw: baseline, unit: "req/s",
+                labels: ("raw with a session delegate", "raw")))
+        print(
+            ratioLine(
+                "GET \(label), transport vs delegate route", heron: transportOnly, raw: delegateRoute, unit: "req/s",
+                labels: ("transport", "raw with a session delegate")))
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 
+#if canImport(FoundationNetworking)
 /// Runs the task that reads one request body on a serial dispatch queue of its own,
 /// outside Swift's cooperative thread pool.
 ///
@@ -8,7 +9,8 @@ import Foundation
 /// ``URLSessionBodyPump`` blocks that queue waiting for the next chunk, any cooperative
 /// thread inside such a call is stuck too; with the reading task on the same few
 /// cooperative threads, nothing could produce the chunk. On its own queue (whose thread
-/// libdispatch creates on demand) the reading task always gets to run.
+/// libdispatch creates on demand) the reading task always gets to run. Linux only: on
+/// Apple platforms CFNetwork reads body streams without blocking its queues.
 final class URLSessionPumpExecutor: TaskExecutor {
     private let queue = DispatchQueue(label: "Heron.URLSessionTransport.body")
 
@@ -18,3 +20,4 @@ final class URLSessionPumpExecutor: TaskExecutor {
         queue.async { job.runSynchronously(on: executor) }
     }
 }
+#endif

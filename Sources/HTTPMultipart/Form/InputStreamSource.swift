@@ -27,16 +27,26 @@ final class InputStreamSource: @unchecked Sendable {
 
     /// Reads up to `buffer.count` bytes; 0 at the end of the stream.
     ///
-    /// `streamError` is read only after `read` returned a negative count: on
-    /// swift-corelibs-foundation reading it from a healthy stream traps (SIGILL).
+    /// `streamError` is read only after `read` returned a negative count *and* the stream
+    /// is in its error state: on swift-corelibs-foundation reading it from a stream without
+    /// an error traps (SIGILL), and `read` also returns -1 without an error, for instance
+    /// from a stream the caller closed before encoding.
     func read(into buffer: UnsafeMutableRawBufferPointer, label: String) throws(MultipartError) -> Int {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
         let count = stream.read(base.assumingMemoryBound(to: UInt8.self), maxLength: buffer.count)
         if count < 0 {
-            let underlying = stream.streamError
+            let status = stream.streamStatus
+            let underlying = status == .error ? stream.streamError : nil
+            let reason: String
+            if let underlying {
+                reason = "the input stream failed: \(underlying)"
+            } else if status == .closed {
+                reason = "the input stream was closed before the form read it"
+            } else {
+                reason = "the input stream cannot be read (read returned \(count), status \(status.rawValue))"
+            }
             throw MultipartError(
-                .streamFailed, value: label,
-                reason: "the input stream failed: \(underlying.map { "\($0)" } ?? "read returned \(count)")",
+                .streamFailed, value: label, reason: reason,
                 underlyingError: underlying.map { StreamFailure(description: "\($0)") })
         }
         return count

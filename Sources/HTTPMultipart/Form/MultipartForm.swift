@@ -113,9 +113,11 @@ public struct MultipartForm: Sendable {
 
     /// Appends a part read once from `stream`, which must yield exactly `length` bytes.
     ///
-    /// The encoder opens and closes the stream and reads it in large chunks; it reads
-    /// `streamError` only after a failed read (reading it from a healthy stream traps on
-    /// Linux). A form with such a part can be encoded once.
+    /// The encoder opens and closes the stream and reads it in large chunks (at most the
+    /// chunk size to disk and as a stream); it reads `streamError` only after a failed read left the stream in its error
+    /// state (reading it from a stream without an error traps on Linux). A stream closed
+    /// before encoding fails with ``MultipartError/Code/streamFailed``. A form with such a
+    /// part can be encoded once.
     /// - Parameters:
     ///   - name: The field name.
     ///   - stream: The content; the form takes ownership of it.

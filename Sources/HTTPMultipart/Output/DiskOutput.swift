@@ -30,7 +30,16 @@ enum DiskOutput {
         let temporary =
             url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent).\(UInt64.random(in: 0...UInt64.max)).partial").path
-        let output = try FileDescriptor.createExclusively(temporary)
+        let output: FileDescriptor
+        do {
+            output = try FileDescriptor.createExclusively(temporary)
+        } catch {
+            // Name the destination the caller gave; the temporary file is ours.
+            throw MultipartError(
+                .writeFailed, value: destination,
+                reason: "cannot create the temporary file \(temporary) beside it: \(error.reason)",
+                underlyingError: error.underlyingError)
+        }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
         defer { buffer.deallocate() }
         do throws(MultipartError) {
@@ -45,7 +54,8 @@ enum DiskOutput {
                 var reader = try SegmentReader(segment)
                 if let source = reader.fileDescriptor {
                     try flush()
-                    try copyInKernel(from: source, to: output, reader: &reader, chunkSize: chunkSize)
+                    try copyInKernel(
+                        from: source, to: output, reader: &reader, chunkSize: chunkSize, destination: destination)
                 } else if let bytes = reader.wholeBytes, bytes.count >= chunkSize {
                     try flush()
                     let written: Result<Void, MultipartError> = bytes.withUnsafeBytes { raw in
@@ -81,9 +91,11 @@ enum DiskOutput {
     }
 
     private static func copyInKernel(
-        from source: FileDescriptor, to output: FileDescriptor, reader: inout SegmentReader, chunkSize: Int
+        from source: FileDescriptor, to output: FileDescriptor, reader: inout SegmentReader, chunkSize: Int,
+        destination: String
     ) throws(MultipartError) {
         while reader.remaining > 0 {
+            try checkCancellation(destination)
             let count = Int(min(Int64(max(chunkSize, inKernelChunk)), reader.remaining))
             guard let copied = try output.copyInKernel(from: source, count: count) else { return }
             if copied == 0 {

@@ -36,14 +36,28 @@ final class FileDescriptor {
         }
     }
 
-    /// Opens `url` for reading.
-    static func openForReading(_ url: URL) throws(MultipartError) -> FileDescriptor {
+    /// Opens the regular file at `url` for reading and returns it with its current size.
+    ///
+    /// The file was checked to be regular when its part was added, but it may have been
+    /// replaced since: `O_NONBLOCK` keeps `open(2)` from waiting for a writer should it now
+    /// be a FIFO, and `fstat(2)` refuses anything that is not a regular file (the flag has
+    /// no effect on reading a regular file).
+    static func openRegularFileForReading(_ url: URL) throws(MultipartError) -> (FileDescriptor, size: Int64) {
         let path = url.path
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else {
             throw MultipartError.system(.unreadableFile, value: path, doing: "cannot open for reading", errno: errno)
         }
-        return FileDescriptor(raw: fd, path: path)
+        let descriptor = FileDescriptor(raw: fd, path: path)
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            throw MultipartError.system(.unreadableFile, value: path, doing: "cannot stat", errno: errno)
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw MultipartError(
+                .unreadableFile, value: path, reason: "no longer a regular file; it was replaced after it was added")
+        }
+        return (descriptor, Int64(info.st_size))
     }
 
     /// Creates `path` for writing; fails if it exists.

@@ -31,8 +31,7 @@ struct SegmentReader {
             case .data(let data):
                 source = .bytes(data, offset: 0)
             case .file(let url, let size):
-                let descriptor = try FileDescriptor.openForReading(url)
-                let now = try Self.size(of: descriptor)
+                let (descriptor, now) = try FileDescriptor.openRegularFileForReading(url)
                 guard now == size else {
                     throw MultipartError(
                         .fileChanged, value: url.path,
@@ -172,13 +171,5 @@ struct SegmentReader {
                 .streamFailed, value: label, reason: "the chunk sequence threw: \(error)",
                 underlyingError: StreamFailure(description: "\(error)"))
         }
-    }
-
-    private static func size(of descriptor: FileDescriptor) throws(MultipartError) -> Int64 {
-        var info = stat()
-        guard fstat(descriptor.raw, &info) == 0 else {
-            throw MultipartError.system(.unreadableFile, value: descriptor.path, doing: "cannot stat", errno: errno)
-        }
-        return Int64(info.st_size)
     }
 }
