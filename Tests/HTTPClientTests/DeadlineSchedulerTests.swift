@@ -20,9 +20,9 @@ struct DeadlineSchedulerTests {
         let clock = ContinuousClock()
         let start = clock.now
         await #expect(throws: TimedOut.self) {
-            _ = try await scheduler.run(timeout: .milliseconds(100), onTimeout: { TimedOut() }, slow(.seconds(10)))
+            _ = try await scheduler.run(timeout: .milliseconds(100), onTimeout: { TimedOut() }, slow(.seconds(30)))
         }
-        #expect(clock.now - start < .seconds(2))
+        #expect(clock.now - start < .seconds(5))
     }
 
     @Test("a shorter deadline registered after a longer one still fires on time")
@@ -33,9 +33,9 @@ struct DeadlineSchedulerTests {
         let clock = ContinuousClock()
         let start = clock.now
         await #expect(throws: TimedOut.self) {
-            _ = try await scheduler.run(timeout: .milliseconds(100), onTimeout: { TimedOut() }, self.slow(.seconds(10)))
+            _ = try await scheduler.run(timeout: .milliseconds(100), onTimeout: { TimedOut() }, self.slow(.seconds(30)))
         }
-        #expect(clock.now - start < .seconds(2))
+        #expect(clock.now - start < .seconds(5))
         #expect(try await long == 1)
     }
 
@@ -43,13 +43,13 @@ struct DeadlineSchedulerTests {
     func finishedInTime() async throws {
         let scheduler = DeadlineScheduler()
         for _ in 0..<100 {
-            #expect(try await scheduler.run(timeout: .milliseconds(200), onTimeout: { TimedOut() }, slow(.zero)) == 1)
+            #expect(try await scheduler.run(timeout: .seconds(2), onTimeout: { TimedOut() }, slow(.zero)) == 1)
         }
         try await withThrowingTaskGroup(of: Int.self) { group throws in
             for index in 0..<100 {
                 group.addTask {
                     try await scheduler.run(
-                        timeout: .milliseconds(150 + index), onTimeout: { TimedOut() }, self.slow(.milliseconds(20)))
+                        timeout: .milliseconds(2000 + index), onTimeout: { TimedOut() }, self.slow(.milliseconds(20)))
                 }
             }
             let total = try await group.reduce(0, +)

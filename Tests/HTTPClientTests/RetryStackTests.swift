@@ -208,4 +208,19 @@ struct RetryStackTests {
             return
         }
     }
+
+    @Test("absurd backoffs and waits are clamped instead of overflowing")
+    func absurdValuesClamped() {
+        let stack = RetryStack([.status(), .backoff(.exponential(base: 1e300, cap: 1e308), jitter: .none)])
+        var state = RetryState()
+        #expect(decide(stack, response(503), state: &state) == .retry(after: RetryStack.longestWait))
+        let budgeted: RetryStack = [.timeBudget(.seconds(60))]
+        guard
+            case .giveUp = budgeted.permitInterceptorRetry(
+                of: get, attempt: 1, elapsed: .seconds(1), wait: .seconds(Int64.max), state: &state)
+        else {
+            Issue.record("expected giveUp")
+            return
+        }
+    }
 }

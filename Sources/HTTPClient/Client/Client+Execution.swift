@@ -264,7 +264,8 @@ extension Client {
     private func withTimeout<Result: Sendable>(
         _ timeout: Duration?, request: HTTPRequest, _ operation: @escaping @Sendable () async throws -> Result
     ) async throws -> Result {
-        guard let timeout else { return try await operation() }
+        // A timeout beyond a century is no timeout (and would overflow the clock's arithmetic).
+        guard let timeout, timeout < .seconds(3_153_600_000) else { return try await operation() }
         return try await deadlines.run(
             timeout: timeout,
             onTimeout: { ClientError(.timedOut, "no response within the timeout of \(timeout)", request: request) },

@@ -105,11 +105,21 @@ public struct RetryStack: Sendable, ExpressibleByArrayLiteral, CustomStringConve
         of request: HTTPRequest, attempt: Int, elapsed: Duration, wait: Duration, state: inout RetryState
     ) -> RetryAction {
         guard request.body?.isReplayable ?? true else { return .bodyNotReplayable }
+        let wait = min(max(wait, .zero), Self.longestWait)
         if let refusal = limitRefusal(attempt: attempt, elapsed: elapsed, wait: wait, cap: Self.interceptorAttemptCap) {
             return .giveUp(reason: refusal)
         }
         state.record(retryBy: nil)
         return .retry(after: wait)
+    }
+
+    /// The longest wait the stack ever computes, so that no arithmetic on waits overflows.
+    static let longestWait = Duration.seconds(1_000_000_000)
+
+    /// `seconds` as a duration in milliseconds, clamped to `0...longestWait`.
+    static func duration(seconds: Double) -> Duration {
+        guard seconds.isFinite, seconds > 0 else { return .zero }
+        return seconds >= 1e9 ? longestWait : .milliseconds(Int64((seconds * 1000).rounded()))
     }
 
     private enum Claim {
@@ -127,8 +137,7 @@ public struct RetryStack: Sendable, ExpressibleByArrayLiteral, CustomStringConve
                 guard honor, let retryAfter = RetryAfter(head.headerFields) else {
                     return (index, .retry(max: max, retryAfter: nil))
                 }
-                let seconds = retryAfter.delay(from: now)
-                let wait = seconds >= 1e9 ? Duration.seconds(Int64(1e9)) : Duration.milliseconds(Int64(seconds * 1000))
+                let wait = Self.duration(seconds: retryAfter.delay(from: now))
                 if wait > limit { return (index, .tooLongRetryAfter(wait, limit: limit)) }
                 return (index, .retry(max: max, retryAfter: wait))
             default: continue
@@ -141,7 +150,7 @@ public struct RetryStack: Sendable, ExpressibleByArrayLiteral, CustomStringConve
         for policy in policies {
             if case .backoff(let backoff, let jitter) = policy.rule {
                 let seconds = jitter.apply(to: backoff.delay(forRetry: retry), random: random())
-                return .milliseconds(Int64((seconds * 1000).rounded()))
+                return Self.duration(seconds: seconds)
             }
         }
         return nil
