@@ -89,7 +89,8 @@ public final class URLSessionTransport: ClientTransport {
     ///
     /// The copy gets ``Configuration/maximumConnectionsPerHost`` and has cookie handling
     /// turned off (no cookie storage, no `Cookie` fields added): the client decides what
-    /// a request carries. Caching, proxies and TLS settings are kept as given.
+    /// a request carries. Proxies, TLS settings and additional header fields are kept as
+    /// given; responses are never cached nor served from a cache.
     /// - Parameters:
     ///   - sessionConfiguration: The session settings to start from.
     ///   - configuration: The transport's settings.
