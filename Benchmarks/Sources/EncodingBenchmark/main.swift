@@ -3,6 +3,7 @@
 //
 //   swift run -c release --package-path Benchmarks EncodingBenchmark [runs]
 //   swift run -c release --package-path Benchmarks EncodingBenchmark sizes
+//   perf stat -e instructions:u,cycles:u .../EncodingBenchmark repeat <keys> <rounds>
 //
 // Each run takes the median of several rounds for both sides; Python times itself in a
 // subprocess, so its start-up is not counted. The machine is shared, so besides wall time
@@ -124,6 +125,19 @@ func bodyBytes(_ value: [String: Item], encoder: FormEncoder) throws -> Data {
 }
 
 let encoder = FormEncoder()
+
+if CommandLine.arguments.dropFirst().first == "repeat", CommandLine.arguments.count == 4,
+    let keys = Int(CommandLine.arguments[2]), let rounds = Int(CommandLine.arguments[3])
+{
+    // For `perf stat`: build the payload, then encode it `rounds` times with nothing else
+    // (no cache flush, no timing), so counters such as instructions can be compared
+    // between sizes; `rounds` 0 measures the payload alone.
+    let value = payload(keys: keys)
+    var total = 0
+    for _ in 0..<rounds { total &+= try bodyBytes(value, encoder: encoder).count }
+    print(total)
+    exit(0)
+}
 
 if CommandLine.arguments.dropFirst().first == "sizes" {
     // The Swift encoder alone at several sizes, CPU time per key (median of 15 rounds).

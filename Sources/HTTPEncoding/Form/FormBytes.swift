@@ -92,6 +92,34 @@ struct FormBytes {
         count += width
     }
 
+    /// Appends a bracket of the key syntax: `[` or `]` when `literal`, else `%5B` or `%5D`.
+    @inline(__always)
+    mutating func appendBracket(open: Bool, literal: Bool) {
+        if literal {
+            append(open ? UInt8(ascii: "[") : UInt8(ascii: "]"))
+        } else {
+            append(UInt8(ascii: "%"))
+            append(UInt8(ascii: "5"))
+            append(open ? UInt8(ascii: "B") : UInt8(ascii: "D"))
+        }
+    }
+
+    /// Appends the key suffix of the array element at `index`: `[]`, `[index]`, or nothing.
+    @inline(__always)
+    mutating func appendArraySuffix(_ index: Int, style: FormStyle) {
+        switch style.arrays.kind {
+        case .brackets:
+            appendBracket(open: true, literal: style.brackets.literal)
+            appendBracket(open: false, literal: style.brackets.literal)
+        case .indexed:
+            appendBracket(open: true, literal: style.brackets.literal)
+            appendDigits(UInt64(index))
+            appendBracket(open: false, literal: style.brackets.literal)
+        case .noBrackets:
+            return
+        }
+    }
+
     /// Drops the bytes from `newCount` on.
     mutating func truncate(to newCount: Int) {
         count = min(count, max(0, newCount))

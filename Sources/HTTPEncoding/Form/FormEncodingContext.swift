@@ -190,14 +190,14 @@ final class FormEncodingContext {
             for member in members where !Self.isFlat(member.value) { return node }
             scratch.truncate(to: 0)
             arena.withUnsafeBufferPointer { arena in
-                for position in FormMemberOrder.positions(of: members, arena: arena, sorted: style.keyOrder.sorted) {
+                for position in FormMemberOrder.positions(of: object, arena: arena, sorted: style.keyOrder.sorted) {
                     let (key, value) = members[position]
                     switch value {
                     case .array(let array):
                         for (index, element) in array.values.enumerated() {
                             appendPiece(element, arena: arena) {
                                 appendMemberKey(key, arena: arena)
-                                appendArraySuffix(index)
+                                scratch.appendArraySuffix(index, style: style)
                             }
                         }
                     default:
@@ -210,7 +210,7 @@ final class FormEncodingContext {
             scratch.truncate(to: 0)
             arena.withUnsafeBufferPointer { arena in
                 for (index, element) in array.values.enumerated() {
-                    appendPiece(element, arena: arena) { appendArraySuffix(index) }
+                    appendPiece(element, arena: arena) { scratch.appendArraySuffix(index, style: style) }
                 }
             }
         default:
@@ -271,35 +271,9 @@ final class FormEncodingContext {
             scratch.append(UInt8(ascii: "."))
             scratch.append(contentsOf: UnsafeBufferPointer(rebasing: arena[key.range]))
         } else {
-            appendBracket(open: true)
+            scratch.appendBracket(open: true, literal: style.brackets.literal)
             scratch.append(contentsOf: UnsafeBufferPointer(rebasing: arena[key.range]))
-            appendBracket(open: false)
-        }
-    }
-
-    @inline(__always)
-    private func appendArraySuffix(_ index: Int) {
-        switch style.arrays.kind {
-        case .brackets:
-            appendBracket(open: true)
-            appendBracket(open: false)
-        case .indexed:
-            appendBracket(open: true)
-            scratch.appendDigits(UInt64(index))
-            appendBracket(open: false)
-        case .noBrackets:
-            return
-        }
-    }
-
-    @inline(__always)
-    private func appendBracket(open: Bool) {
-        if style.brackets.literal {
-            scratch.append(open ? UInt8(ascii: "[") : UInt8(ascii: "]"))
-        } else {
-            scratch.append(UInt8(ascii: "%"))
-            scratch.append(UInt8(ascii: "5"))
-            scratch.append(open ? UInt8(ascii: "B") : UInt8(ascii: "D"))
+            scratch.appendBracket(open: false, literal: style.brackets.literal)
         }
     }
 
@@ -308,29 +282,6 @@ final class FormEncodingContext {
 
     private static let trueText: [UInt8] = Array("true".utf8)
     private static let falseText: [UInt8] = Array("false".utf8)
-
-    /// Appends the decimal digits of `value`.
-    static func appendDigits(_ value: UInt64, to buffer: inout [UInt8]) {
-        if value < 10 {
-            buffer.append(UInt8(truncatingIfNeeded: value) + UInt8(ascii: "0"))
-            return
-        }
-        var width = 1
-        var probe = value
-        while probe >= 10 {
-            probe /= 10
-            width += 1
-        }
-        let start = buffer.count
-        buffer.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: width))
-        var rest = value
-        var index = start + width - 1
-        while rest > 0 {
-            buffer[index] = UInt8(truncatingIfNeeded: rest % 10) + UInt8(ascii: "0")
-            rest /= 10
-            index -= 1
-        }
-    }
 }
 
 /// A coding key for array positions and for keys made at run time.

@@ -4,17 +4,24 @@ import Foundation
 /// ``FormEncodingContext/freeze(_:reclaimingFrom:)``: sorted by the written bytes of their keys, or as
 /// encoded; of a key encoded twice only the last value is written.
 enum FormMemberOrder {
+    /// Objects up to this size sort by insertion; larger ones on key prefixes.
+    static let insertionSortLimit = 16
+
     /// The positions of the members to write, in order.
-    static func positions(
-        of members: [(key: FormSlice, value: FormNode)], arena: UnsafeBufferPointer<UInt8>, sorted: Bool
-    ) -> [Int] {
+    static func positions(of object: FormObject, arena: UnsafeBufferPointer<UInt8>, sorted: Bool) -> [Int] {
+        let members = object.members
         if sorted {
-            let order = sortedPositions(of: members, arena: arena)
+            let prefixes = object.prefixes
+            let known = prefixes.count == members.count
+            let order = sortedPositions(of: members, prefixes: prefixes, arena: arena)
             var kept: [Int] = []
             kept.reserveCapacity(order.count)
             for (rank, position) in order.enumerated() {
                 // The sort is stable: of equal keys, the last one encoded comes last and wins.
-                if rank + 1 < order.count, compare(members[position].key, members[order[rank + 1]].key, arena) == 0 {
+                // Keys with different prefixes differ: no need to read them back.
+                if rank + 1 < order.count, !known || prefixes[position] == prefixes[order[rank + 1]],
+                    compare(members[position].key, members[order[rank + 1]].key, arena) == 0
+                {
                     continue
                 }
                 kept.append(position)
@@ -27,12 +34,13 @@ enum FormMemberOrder {
 
     /// Small objects (the fields of a struct) use an insertion sort, which needs no extra
     /// storage; large ones the standard library's stable sort on an eight-byte prefix of
-    /// each key, comparing in full only when prefixes are equal.
+    /// each key (taken when the key was stored, see ``FormObject/prefixes``), comparing in
+    /// full only when prefixes are equal.
     private static func sortedPositions(
-        of members: [(key: FormSlice, value: FormNode)], arena: UnsafeBufferPointer<UInt8>
+        of members: [(key: FormSlice, value: FormNode)], prefixes: [UInt64], arena: UnsafeBufferPointer<UInt8>
     ) -> [Int] {
         var order = Array(members.indices)
-        if members.count <= 16 {
+        if members.count <= insertionSortLimit {
             for next in order.indices.dropFirst() {
                 let position = order[next]
                 var slot = next
@@ -44,7 +52,10 @@ enum FormMemberOrder {
             }
             return order
         }
-        var entries = members.indices.map { (prefix: prefix(of: members[$0].key, arena), position: $0) }
+        let known = prefixes.count == members.count
+        var entries = members.indices.map {
+            (prefix: known ? prefixes[$0] : prefix(of: members[$0].key, arena), position: $0)
+        }
         entries.sort { lhs, rhs in
             if lhs.prefix != rhs.prefix { return lhs.prefix < rhs.prefix }
             return compare(members[lhs.position].key, members[rhs.position].key, arena) < 0
@@ -93,7 +104,8 @@ enum FormMemberOrder {
 
     /// The first eight bytes of a key, big-endian and zero-padded: ordering these integers
     /// agrees with ordering the keys by bytes wherever the prefixes differ.
-    private static func prefix(of slice: FormSlice, _ arena: UnsafeBufferPointer<UInt8>) -> UInt64 {
+    @inline(__always)
+    static func prefix(of slice: FormSlice, _ arena: UnsafeBufferPointer<UInt8>) -> UInt64 {
         var value: UInt64 = 0
         let taken = min(8, Int(slice.end - slice.start))
         for offset in 0..<taken { value = value << 8 | UInt64(arena[Int(slice.start) + offset]) }

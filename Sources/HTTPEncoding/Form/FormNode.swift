@@ -39,6 +39,11 @@ final class FormObject {
     // Unchecked, as the arena of FormEncodingContext: one thread, no overlapping access.
     @exclusivity(unchecked) private(set) var members: [(key: FormSlice, value: FormNode)]
     @exclusivity(unchecked) private var index: [String: Int]?
+    /// The sort prefix (``FormMemberOrder/prefix(of:_:)``) of every member's key, kept once
+    /// the object is too large for an insertion sort. Each is taken when its key is
+    /// stored, while the key's bytes are still in cache: sorting a large object then
+    /// reads no key back from the arena, which by then is mostly out of cache.
+    @exclusivity(unchecked) private(set) var prefixes: [UInt64] = []
 
     /// An empty object with room for `capacity` members before its storage grows.
     init(capacity: Int = 8) {
@@ -68,7 +73,18 @@ final class FormObject {
     @inline(__always)
     func set(_ key: FormSlice, _ node: FormNode, in context: FormEncodingContext) {
         if index != nil { index?[context.arena.withUnsafeBufferPointer { Self.text(key, $0) }] = members.count }
+        if members.count >= FormMemberOrder.insertionSortLimit { addPrefix(of: key, in: context) }
         members.append((key, node))
+    }
+
+    private func addPrefix(of key: FormSlice, in context: FormEncodingContext) {
+        context.arena.withUnsafeBufferPointer { arena in
+            if prefixes.count < members.count {
+                prefixes = members.map { FormMemberOrder.prefix(of: $0.key, arena) }
+                prefixes.reserveCapacity(members.capacity)
+            }
+            prefixes.append(FormMemberOrder.prefix(of: key, arena))
+        }
     }
 
     private static func text(_ slice: FormSlice, _ arena: UnsafeBufferPointer<UInt8>) -> String {

@@ -9,7 +9,7 @@ import Foundation
 /// sorting each object's keys.
 struct FormWriter {
     private var out: FormBytes
-    private var key: [UInt8] = []
+    private var key = FormBytes(capacity: 256)
     private let arena: UnsafeBufferPointer<UInt8>
     private let style: FormStyle
     private let literalBrackets: Bool
@@ -19,15 +19,20 @@ struct FormWriter {
         self.style = style
         self.arena = arena
         literalBrackets = style.brackets.literal
-        key.reserveCapacity(256)
         out = FormBytes(capacity: arena.count + arena.count / 4 + 64)
     }
 
     /// The written bytes; the writer must not be used again.
-    consuming func takeData() -> Data { out.takeData() }
+    consuming func takeData() -> Data {
+        key.free()
+        return out.takeData()
+    }
 
     /// Frees the output of a write that failed; the writer must not be used again.
-    consuming func discardOutput() { out.free() }
+    consuming func discardOutput() {
+        key.free()
+        out.free()
+    }
 
     /// Writes a top-level value, which must be an object: a form is a list of named values.
     mutating func writeRoot(_ node: FormNode) throws(HTTPEncodingError) {
@@ -54,7 +59,7 @@ struct FormWriter {
     private mutating func writeObject(_ object: FormObject, isRoot: Bool) throws(HTTPEncodingError) {
         let base = key.count
         let members = object.members
-        for position in FormMemberOrder.positions(of: members, arena: arena, sorted: style.keyOrder.sorted) {
+        for position in FormMemberOrder.positions(of: object, arena: arena, sorted: style.keyOrder.sorted) {
             try writeMember(members[position].key, members[position].value, isRoot: isRoot, base: base)
         }
     }
@@ -71,30 +76,22 @@ struct FormWriter {
             key.append(UInt8(ascii: "."))
             key.append(contentsOf: bytes(name))
         } else {
-            appendBracket(open: true)
+            key.appendBracket(open: true, literal: literalBrackets)
             key.append(contentsOf: bytes(name))
-            appendBracket(open: false)
+            key.appendBracket(open: false, literal: literalBrackets)
         }
         do {
             try write(value)
         } catch {
             throw error.prefixed(by: [PercentEncoding.decode(bytes(name))])
         }
-        key.removeSubrange(base...)
+        key.truncate(to: base)
     }
 
     private mutating func writeArray(_ array: FormArray) throws(HTTPEncodingError) {
         let base = key.count
         for (position, element) in array.values.enumerated() {
-            switch style.arrays.kind {
-            case .brackets:
-                appendBracket(open: true)
-                appendBracket(open: false)
-            case .indexed:
-                appendBracket(open: true)
-                FormEncodingContext.appendDigits(UInt64(position), to: &key)
-                appendBracket(open: false)
-            case .noBrackets:
+            if style.arrays == .noBrackets {
                 switch element {
                 case .object, .array, .fragment:
                     throw HTTPEncodingError(
@@ -105,12 +102,13 @@ struct FormWriter {
                     break
                 }
             }
+            key.appendArraySuffix(position, style: style)
             do {
                 try write(element)
             } catch {
                 throw error.prefixed(by: [String(position)])
             }
-            key.removeSubrange(base...)
+            key.truncate(to: base)
         }
     }
 
@@ -146,18 +144,6 @@ struct FormWriter {
             case .keyOnly:
                 startPair()
             }
-        }
-    }
-
-    /// Appends `[` or `]` to the key, or `%5B` or `%5D`.
-    @inline(__always)
-    private mutating func appendBracket(open: Bool) {
-        if literalBrackets {
-            key.append(open ? UInt8(ascii: "[") : UInt8(ascii: "]"))
-        } else {
-            key.append(UInt8(ascii: "%"))
-            key.append(UInt8(ascii: "5"))
-            key.append(open ? UInt8(ascii: "B") : UInt8(ascii: "D"))
         }
     }
 
