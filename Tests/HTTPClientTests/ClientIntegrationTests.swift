@@ -121,7 +121,7 @@ struct ClientIntegrationTests {
         }
         #expect(error?.code == .timedOut)
         let elapsed = clock.now - start
-        #expect(elapsed >= .milliseconds(450) && elapsed < .seconds(5))
+        #expect(elapsed >= .milliseconds(450) && elapsed < .seconds(9))
     }
 
     @Test("cancelling mid-request ends it promptly with cancelled")
@@ -133,7 +133,7 @@ struct ClientIntegrationTests {
         let start = clock.now
         task.cancel()
         let result = await task.result
-        #expect(clock.now - start < .seconds(5))
+        #expect(clock.now - start < .seconds(9))
         guard case .failure(let error as ClientError) = result else {
             Issue.record("expected a ClientError, got \(result)")
             return

@@ -90,7 +90,7 @@ struct URLSessionTransportCancellationTests {
         try await Task.sleep(for: .milliseconds(200))
         let cancelledAt = Date()
         task.cancel()
-        let result = try await withWatchdog(seconds: 5) { await task.result }
+        let result = try await withWatchdog(seconds: 20) { await task.result }
         #expect(throws: CancellationError.self) { try result.get() }
         #expect(Date().timeIntervalSince(cancelledAt) < 2)  // the server would answer after 10 s
         #expect(try await drained(transport, within: 5))
@@ -120,7 +120,7 @@ struct URLSessionTransportCancellationTests {
         let task = Task { try await transport.send(request, options: TransportOptions()) }
         try await Task.sleep(for: .milliseconds(300))
         task.cancel()
-        let result = try await withWatchdog(seconds: 5) { await task.result }
+        let result = try await withWatchdog(seconds: 20) { await task.result }
         #expect(throws: CancellationError.self) { try result.get() }
         #expect(try await drained(transport, within: 5))
         continuation.finish()
@@ -142,7 +142,7 @@ struct URLSessionTransportCancellationTests {
         }
         try await Task.sleep(for: .milliseconds(300))
         reader.cancel()
-        let result = try await withWatchdog(seconds: 5) { await reader.result }
+        let result = try await withWatchdog(seconds: 20) { await reader.result }
         #expect(throws: CancellationError.self) { try result.get() }
         #expect(try await drained(transport, within: 5))
     }
