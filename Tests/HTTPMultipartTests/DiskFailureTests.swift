@@ -170,14 +170,16 @@ struct DiskFailureTests {
         try #require(mkfifo(url.path, 0o600) == 0)
         // Were the encoder to block opening the FIFO, a writer opening it every few seconds
         // releases it (the FIFO then reads as empty), so the test fails instead of hanging.
+        // On a thread of its own: on Linux `DispatchQueue.global()` runs on the cooperative
+        // pool, and 30 s of sleeping there starved the other tests of one of its threads.
         let path = url.path
-        DispatchQueue.global().async {
+        Thread {
             for _ in 0..<10 {
                 sleep(3)
                 let writer = open(path, O_WRONLY | O_NONBLOCK)
                 if writer >= 0 { close(writer) }
             }
-        }
+        }.start()
         let output = directory.url.appendingPathComponent("out.form")
         await #expect {
             _ = try await form.encode(toFileAt: output)
