@@ -22,7 +22,7 @@ struct DeadlineSchedulerTests {
         await #expect(throws: TimedOut.self) {
             _ = try await scheduler.run(timeout: .milliseconds(100), onTimeout: { TimedOut() }, slow(.seconds(30)))
         }
-        #expect(clock.now - start < .seconds(5))
+        #expect(clock.now - start < .seconds(20))
     }
 
     @Test("a shorter deadline registered after a longer one still fires on time")
@@ -35,7 +35,7 @@ struct DeadlineSchedulerTests {
         await #expect(throws: TimedOut.self) {
             _ = try await scheduler.run(timeout: .milliseconds(100), onTimeout: { TimedOut() }, self.slow(.seconds(30)))
         }
-        #expect(clock.now - start < .seconds(5))
+        #expect(clock.now - start < .seconds(20))
         #expect(try await long == 1)
     }
 
@@ -43,13 +43,13 @@ struct DeadlineSchedulerTests {
     func finishedInTime() async throws {
         let scheduler = DeadlineScheduler()
         for _ in 0..<100 {
-            #expect(try await scheduler.run(timeout: .seconds(2), onTimeout: { TimedOut() }, slow(.zero)) == 1)
+            #expect(try await scheduler.run(timeout: .seconds(30), onTimeout: { TimedOut() }, slow(.zero)) == 1)
         }
         try await withThrowingTaskGroup(of: Int.self) { group throws in
             for index in 0..<100 {
                 group.addTask {
                     try await scheduler.run(
-                        timeout: .milliseconds(2000 + index), onTimeout: { TimedOut() }, self.slow(.milliseconds(20)))
+                        timeout: .milliseconds(30_000 + index), onTimeout: { TimedOut() }, self.slow(.milliseconds(20)))
                 }
             }
             let total = try await group.reduce(0, +)

@@ -136,7 +136,7 @@ struct GuideSnippetTests {
         var printed: [String] = []
         func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
 
-        var options = RequestOptions(timeout: .seconds(2))
+        var options = RequestOptions(timeout: .seconds(30))
         options.retriesNonIdempotent = true  // this POST is safe to repeat
         options.values[StartedAt.self] = Date()  // seen by the interceptors
         let post = HTTPRequest(method: .post, url: URL(string: "post")!, body: HTTPBody("hello"))

@@ -52,7 +52,7 @@ struct ObserverTests {
         let elapsed = try await ContinuousClock().measure {
             for _ in 0..<5 { _ = try await client.send(Fixtures.request("x")) }
         }
-        #expect(elapsed < .seconds(10))
+        #expect(elapsed < .seconds(25))
         _ = try await fast.waitForFinished(5)
     }
 

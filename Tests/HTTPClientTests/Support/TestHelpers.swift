@@ -27,7 +27,7 @@ final class RecordingObserver: ClientObserver, @unchecked Sendable {
     var recorded: [ClientEvent] { lock.withLock { events } }
 
     /// Waits until `count` calls have finished, for at most `timeout`.
-    func waitForFinished(_ count: Int = 1, timeout: Duration = .seconds(5)) async throws -> [ClientEvent] {
+    func waitForFinished(_ count: Int = 1, timeout: Duration = .seconds(20)) async throws -> [ClientEvent] {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             let events = recorded
