@@ -42,7 +42,7 @@ public enum HTTPDate {
             seconds += 86_400
             days -= 1
         }
-        let (year, month, day) = civil(fromDays: days)
+        let (year, month, day) = CivilDate.civil(fromDays: days)
         // 1970-01-01 was a Thursday (index 3 with Monday as 0).
         let weekday = Int(((days % 7) + 7 + 3) % 7)
         func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
@@ -118,10 +118,10 @@ public enum HTTPDate {
             nowTime += 86_400
             nowDays -= 1
         }
-        let today = civil(fromDays: nowDays)
-        let limit = days(fromCivil: today.year + 50, today.month, today.day) * 86_400 + nowTime
+        let today = CivilDate.civil(fromDays: nowDays)
+        let limit = CivilDate.days(fromCivil: today.year + 50, today.month, today.day) * 86_400 + nowTime
         func seconds(_ year: Int) -> Int64 {
-            days(fromCivil: Int64(year), Int64(month), Int64(day)) * 86_400
+            CivilDate.days(fromCivil: Int64(year), Int64(month), Int64(day)) * 86_400
                 + Int64(time.0 * 3600 + time.1 * 60 + time.2)
         }
         var year = Int(today.year) - Int(today.year % 100) + shortYear
@@ -158,35 +158,10 @@ public enum HTTPDate {
     }
 
     private static func make(year: Int, month: Int, day: Int, time: (Int, Int, Int)) -> Date? {
-        let monthLengths = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
-        let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
-        let length = month == 2 && leap ? 29 : monthLengths[month - 1]
-        guard day >= 1, day <= length else { return nil }
-        let days = days(fromCivil: Int64(year), Int64(month), Int64(day))
+        guard day >= 1, Int64(day) <= CivilDate.daysIn(month: Int64(month), year: Int64(year)) else { return nil }
+        let days = CivilDate.days(fromCivil: Int64(year), Int64(month), Int64(day))
         let seconds = days * 86_400 + Int64(time.0 * 3600 + time.1 * 60 + time.2)
         return Date(timeIntervalSince1970: TimeInterval(seconds))
-    }
-
-    // Days since 1970-01-01 for a proleptic Gregorian date (H. Hinnant's algorithm).
-    private static func days(fromCivil year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
-    private static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPCore
+import TestSupport
 import Testing
 
 // The snippets of Docs/HTTPCore.md and Sources/HTTPCore/HTTPCore.docc/HTTPCore.md, verbatim,

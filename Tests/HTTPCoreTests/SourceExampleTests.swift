@@ -1,5 +1,6 @@
 import Foundation
 import HTTPCore
+import TestSupport
 import Testing
 
 // Each test below holds, verbatim, the example of one type's documentation comment; it runs it

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 
 /// Locale-free ISO 8601 / RFC 3339 §5.6 formatting and parsing in UTC.
 ///
@@ -31,7 +32,7 @@ enum ISO8601Text {
             secondOfDay += 86_400
             days -= 1
         }
-        let (year, month, day) = civil(fromDays: days)
+        let (year, month, day) = CivilDate.civil(fromDays: days)
         var out: [UInt8] = []
         out.reserveCapacity(24)
         if year < 0 { out.append(UInt8(ascii: "-")) }
@@ -77,7 +78,8 @@ enum ISO8601Text {
             expect("Tt "), let hour = number(2), expect(":"), let minute = number(2), expect(":"),
             let second = number(2)
         else { return nil }
-        guard (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day), hour < 24, minute < 60,
+        guard (1...12).contains(month), (1...CivilDate.daysIn(month: month, year: year)).contains(day), hour < 24,
+            minute < 60,
             second < 61
         else { return nil }
         var fraction = 0.0
@@ -105,7 +107,7 @@ enum ISO8601Text {
             return nil
         }
         guard index == bytes.count else { return nil }
-        let days = days(fromCivil: year, month, day)
+        let days = CivilDate.days(fromCivil: year, month, day)
         let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset
         return Date(timeIntervalSince1970: Double(seconds) + fraction)
     }
@@ -119,36 +121,5 @@ enum ISO8601Text {
         } while rest > 0
         for _ in digits.count..<max(width, digits.count) { out.append(0x30) }
         out.append(contentsOf: digits.reversed())
-    }
-
-    private static func daysIn(month: Int64, year: Int64) -> Int64 {
-        switch month {
-        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
-    }
-
-    /// Days since 1970-01-01 to a proleptic Gregorian date (the civil-from-days algorithm).
-    private static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) {
-        let shifted = days + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
-
-    /// The inverse of ``civil(fromDays:)``.
-    private static func days(fromCivil year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
-        let adjustedYear = month <= 2 ? year - 1 : year
-        let era = (adjustedYear >= 0 ? adjustedYear : adjustedYear - 399) / 400
-        let yearOfEra = adjustedYear - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
     }
 }

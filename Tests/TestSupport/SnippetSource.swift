@@ -1,24 +1,25 @@
 import Foundation
 
 /// Finds the Swift code blocks of the documentation and checks that a test holds each verbatim,
-/// so a snippet in the docs cannot drift from code that compiles and runs.
-enum SnippetSource {
+/// so a snippet in the docs cannot drift from code that compiles and runs. Shared by every
+/// module's documentation tests.
+public enum SnippetSource {
     /// The package root, found from this file's path.
-    static let packageRoot = URL(fileURLWithPath: #filePath)
+    public static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// The text of the file at `relativePath` under the package root.
-    static func read(_ relativePath: String) throws -> String {
+    public static func read(_ relativePath: String) throws -> String {
         try String(contentsOf: packageRoot.appendingPathComponent(relativePath), encoding: .utf8)
     }
 
     /// The ```swift blocks of a Markdown text, each as its lines.
-    static func markdownBlocks(_ text: String) -> [[String]] {
+    public static func markdownBlocks(_ text: String) -> [[String]] {
         blocks(in: text.components(separatedBy: "\n"))
     }
 
     /// The ```swift blocks inside the `///` comments of a Swift source text, each as its lines.
-    static func docCommentBlocks(_ source: String) -> [[String]] {
+    public static func docCommentBlocks(_ source: String) -> [[String]] {
         let commentLines = source.components(separatedBy: "\n").compactMap { line -> String? in
             let trimmed = line.drop { $0 == " " }
             guard trimmed.hasPrefix("///") else { return nil }
@@ -31,7 +32,7 @@ enum SnippetSource {
     /// Whether `source` holds the lines of `block` consecutively, ignoring indentation,
     /// trailing spaces, blank lines and `import` lines (a snippet is indented inside a test
     /// function, whose file does the imports).
-    static func contains(_ block: [String], in source: String) -> Bool {
+    public static func contains(_ block: [String], in source: String) -> Bool {
         let wanted = block.map(normalized).filter { !$0.isEmpty && !$0.hasPrefix("import ") }
         let lines = source.components(separatedBy: "\n").map(normalized).filter { !$0.isEmpty }
         guard !wanted.isEmpty, wanted.count <= lines.count else { return wanted.isEmpty }
