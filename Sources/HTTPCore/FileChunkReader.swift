@@ -69,24 +69,11 @@ final class FileChunkReader {
         }
     }
 
-    /// The size of the regular file at `url`, from `stat` (following a symbolic link).
+    /// The size of the readable regular file at `url`, from `stat` (following a symbolic link).
     static func regularFileSize(at url: URL) throws(HTTPCoreError) -> Int64 {
-        guard url.isFileURL else {
-            throw HTTPCoreError(.unreadableFile, value: url.absoluteString, reason: "not a file URL")
+        switch RegularFile.size(at: url) {
+        case .success(let size): return size
+        case .failure(let problem): throw HTTPCoreError(.unreadableFile, value: problem.path, reason: problem.reason)
         }
-        let attributes: [FileAttributeKey: Any]
-        do {
-            // `attributesOfItem` does not follow a final symbolic link; the file it points to counts.
-            attributes = try FileManager.default.attributesOfItem(atPath: url.resolvingSymlinksInPath().path)
-        } catch {
-            throw HTTPCoreError(.unreadableFile, value: url.path, reason: "no such file or no access")
-        }
-        guard (attributes[.type] as? FileAttributeType) == .typeRegular else {
-            throw HTTPCoreError(.unreadableFile, value: url.path, reason: "not a regular file")
-        }
-        guard FileManager.default.isReadableFile(atPath: url.path) else {
-            throw HTTPCoreError(.unreadableFile, value: url.path, reason: "not readable")
-        }
-        return (attributes[.size] as? NSNumber)?.int64Value ?? 0
     }
 }

@@ -70,7 +70,7 @@ public struct HTTPCoreError: Error, Hashable, Sendable, CustomStringConvertible 
     }
 
     /// Quotes `value` for a message, escaping control characters so they stay visible.
-    static func quoted(_ value: String) -> String {
+    package static func quoted(_ value: String) -> String {
         var out = "\""
         for scalar in value.unicodeScalars.prefix(200) {
             switch scalar {

@@ -83,7 +83,7 @@ public struct MultipartError: Error, Sendable, CustomStringConvertible {
 
     /// A one-line message naming the code, the value and the reason.
     public var description: String {
-        "\(code): \(HTTPCoreError.quotedForMessage(value)): \(reason)"
+        "\(code): \(HTTPCoreError.quoted(value)): \(reason)"
     }
 
     /// An error for a failed system call, naming `errno`.

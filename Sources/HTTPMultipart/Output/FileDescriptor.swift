@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 
 #if canImport(Glibc)
 import Glibc
@@ -128,23 +129,16 @@ final class FileDescriptor {
         #endif
     }
 
-    /// The size of the regular file at `url`, from `stat`, checked readable.
+    /// The size of the regular file at `url`, from `stat`, checked readable (HTTPCore's check).
     static func regularFileSize(at url: URL) throws(MultipartError) -> Int64 {
-        guard url.isFileURL else {
-            throw MultipartError(.unreadableFile, value: url.absoluteString, reason: "not a file URL")
+        switch RegularFile.size(at: url) {
+        case .success(let size):
+            return size
+        case .failure(let problem):
+            throw MultipartError(
+                .unreadableFile, value: problem.path, reason: problem.reason,
+                underlyingError: problem.errorNumber.flatMap { POSIXErrorCode(rawValue: $0) }.map { POSIXError($0) })
         }
-        let path = url.path
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            throw MultipartError.system(.unreadableFile, value: path, doing: "cannot stat", errno: errno)
-        }
-        guard (info.st_mode & S_IFMT) == S_IFREG else {
-            throw MultipartError(.unreadableFile, value: path, reason: "not a regular file")
-        }
-        guard access(path, R_OK) == 0 else {
-            throw MultipartError.system(.unreadableFile, value: path, doing: "not readable", errno: errno)
-        }
-        return Int64(info.st_size)
     }
 }
 
