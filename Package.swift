@@ -44,9 +44,17 @@ let package = Package(
             dependencies: ["HTTPMultipart", "TestSupport"],
             swiftSettings: swiftSettings
         ),
+        // A child process for HTTPClientTests' 1 GiB upload (see Tests/UploadProbe): an
+        // executable target listed in no product, so it is built with the tests and never shipped.
+        .executableTarget(
+            name: "HeronUploadProbe",
+            dependencies: ["HTTPClient", "HTTPCore", "TestSupport"],
+            path: "Tests/UploadProbe",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "HTTPClientTests",
-            dependencies: ["HTTPClient", "TestSupport"],
+            dependencies: ["HTTPClient", "TestSupport", "HeronUploadProbe"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

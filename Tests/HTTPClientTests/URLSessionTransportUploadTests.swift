@@ -166,48 +166,23 @@ struct URLSessionTransportUploadTests {
         #expect((error?.underlying as? HTTPCoreError)?.code == .unreadableFile)
     }
 
-    /// A 64 MiB file goes out intact without being loaded: peak RSS (reset first through
-    /// `/proc/self/clear_refs`) grows by less than a quarter of it. The 1 GiB figure is
-    /// measured by `ClientBenchmark`: a large upload holds URLSession's shared work queue
-    /// for seconds on Linux, which would slow every other test running alongside.
+    /// A 64 MiB file goes out intact without being loaded, through the transport the other
+    /// tests share: peak RSS (reset first through `/proc/self/clear_refs`) grows by less than
+    /// a quarter of it. The 1 GiB bound is checked by `LargeUploadTests` in a child
+    /// process: here a large upload would hold URLSession's shared work queue for seconds and
+    /// slow every other test running alongside.
     @Test func largeFileUploadArrivesIntactInBoundedMemory() async throws {
         let size = 64 * 1024 * 1024
         let file = TransportFixture.temporaryFile("large")
-        try await TransportFixture.offThePool { try Self.writePatternFile(file, size: size) }
+        try await TransportFixture.offThePool { try PatternFile.write(to: file, size: size) }
         defer { try? FileManager.default.removeItem(at: file) }
         let expected = try await TransportFixture.sha256(ofFile: file)
-        let baseline = try Self.resetPeakRSS()
+        let baseline = try PeakMemory.resetPeak()
         let received = try await upload(try HTTPBody(fileAt: file))
-        let peak = try Self.peakRSS()
+        let peak = try PeakMemory.peak()
         #expect(received.bytes == size)
         #expect(received.sha256 == expected)
         #expect(peak - baseline < size / 4, "peak RSS grew by \((peak - baseline) >> 20) MiB")
-    }
-
-    private static func writePatternFile(_ url: URL, size: Int) throws {
-        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
-            throw CocoaError(.fileWriteUnknown)
-        }
-        let handle = try FileHandle(forWritingTo: url)
-        defer { try? handle.close() }
-        var block = randomData(1 << 20)
-        for index in 0..<(size >> 20) {
-            withUnsafeBytes(of: UInt64(index)) { block.replaceSubrange(0..<8, with: $0) }
-            try handle.write(contentsOf: block)
-        }
-    }
-
-    /// Resets the peak RSS to the current RSS and returns it, in bytes.
-    private static func resetPeakRSS() throws -> Int {
-        try "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
-        return try peakRSS()
-    }
-
-    /// `VmHWM` of this process, in bytes.
-    private static func peakRSS() throws -> Int {
-        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
-        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") })
-        return (Int(line.filter(\.isNumber)) ?? 0) * 1024
     }
 }
 
