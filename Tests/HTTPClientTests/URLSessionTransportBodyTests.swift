@@ -97,30 +97,4 @@ struct URLSessionTransportBodyTests {
         #expect(try await read(reader) == nil)
         #expect((failures.all.first as? HTTPCoreError)?.code == .bodyLengthMismatch)
     }
-
-    @Test func uploadWindowWaitsUntilSentBytesAreAcknowledged() async throws {
-        let window = URLSessionUploadWindow(limit: 100, maximumWait: 30)
-        window.didRead(150)
-        let done = Failures()  // records one value once the wait is over
-        let waiting = Task {
-            try await TransportFixture.offThePool { window.waitForRoom() }
-            done.callback(CancellationError())
-        }
-        try await Task.sleep(for: .milliseconds(200))
-        window.acknowledge(40)  // 110 unacknowledged: still waiting
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(done.all.isEmpty)
-        let start = Date()
-        window.acknowledge(100)  // 50 unacknowledged
-        try await withWatchdog(seconds: 20) { try await waiting.value }
-        #expect(Date().timeIntervalSince(start) < 10)
-    }
-
-    @Test func uploadWindowGivesUpWaitingForCallbacksThatNeverCome() async throws {
-        let window = URLSessionUploadWindow(limit: 10, maximumWait: 0.2)
-        window.didRead(20)
-        let start = Date()
-        try await withWatchdog(seconds: 20) { try await TransportFixture.offThePool { window.waitForRoom() } }
-        #expect(Date().timeIntervalSince(start) >= 0.15)
-    }
 }

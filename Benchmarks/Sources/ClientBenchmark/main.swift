@@ -6,6 +6,7 @@
 //
 // (1) requests/s of small GETs: Client (3 interceptors, 1 observer, the default retry
 //     stack) vs `URLSession.data(for:)`, sequential and 32 concurrent; target >= 95% of raw.
+//     Each round interleaves batches of every variant (shuffled), so load spells hit all alike.
 // (2) a MiB-sized (default 1024) body uploaded from a stream and from a file through the
 //     Client vs raw URLSession's `httpBodyStream` and `uploadTask(fromFile:)`; target >= 90%
 //     of raw for each, peak RSS (VmHWM, reset through /proc/self/clear_refs before each
@@ -82,10 +83,15 @@ if which == "all" || which == "requests" {
     let client = try makeClient()
     let request = HTTPRequest(url: smallURL)
     var order = SystemRandomNumberGenerator()
-    let sequential = nginx == nil ? 300 : 2000
-    let concurrent = nginx == nil ? 1000 : 8000
+    // Each round interleaves short batches of every variant in a shuffled order and sums
+    // each variant's time: the machine's slow and fast spells then fall on all of them
+    // alike, where one long run per variant would catch a spell alone.
+    let batches = 10
+    let sequentialBatch = nginx == nil ? 30 : 200
+    let concurrentBatch = nginx == nil ? 100 : 800
 
-    func rate(
+    /// Seconds taken by `count` calls of `once`, `concurrency` at a time.
+    func seconds(
         _ count: Int, concurrency: Int, _ once: @escaping @Sendable () async throws -> Void
     ) async throws -> Double {
         let start = DispatchTime.now().uptimeNanoseconds
@@ -96,59 +102,41 @@ if which == "all" || which == "requests" {
             }
             try await group.waitForAll()
         }
-        return Double(count) / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     }
 
     let transport = URLSessionTransport()
-    let heronOnce: @Sendable () async throws -> Void = { _ = try await client.send(request) }
-    let transportOnce: @Sendable () async throws -> Void = {
-        var request = request
-        request.headerFields = try HTTPFields(["X-Bench": "1", "Authorization": "Bearer bench-token"])
-        _ = try await transport.send(request, options: TransportOptions())
-    }
-    let rawOnce: @Sendable () async throws -> Void = { try await raw.get(smallURL) }
+    var transportRequest = request
+    transportRequest.headerFields = try HTTPFields(["X-Bench": "1", "Authorization": "Bearer bench-token"])
     let delegateSession = RawDelegateSession()
-    let delegateOnce: @Sendable () async throws -> Void = { try await delegateSession.get(smallURL) }
-    // Warm both up: connections, caches, lazy initialisation.
-    _ = try await rate(200, concurrency: 32, heronOnce)
-    _ = try await rate(200, concurrency: 32, rawOnce)
+    let variants: [(name: String, once: @Sendable () async throws -> Void)] = [
+        ("raw data(for:)", { [raw] in try await raw.get(smallURL) }),
+        ("Heron Client", { _ = try await client.send(request) }),
+        ("Heron transport alone", { [transportRequest] in
+            _ = try await transport.send(transportRequest, options: TransportOptions())
+        }),
+        ("raw session delegate", { try await delegateSession.get(smallURL) }),
+    ]
+    // Warm up: connections, caches, lazy initialisation.
+    for variant in variants { _ = try await seconds(200, concurrency: 32, variant.once) }
 
-    _ = try await rate(200, concurrency: 32, transportOnce)
-    _ = try await rate(200, concurrency: 32, delegateOnce)
-
-    for (label, count, concurrency) in [("sequential", sequential, 1), ("32 concurrent", concurrent, 32)] {
-        var heron: [Double] = []
-        var transportOnly: [Double] = []
-        var baseline: [Double] = []
-        var delegateRoute: [Double] = []
+    for (label, batch, concurrency) in [("sequential", sequentialBatch, 1), ("32 concurrent", concurrentBatch, 32)] {
+        var rates = [[Double]](repeating: [], count: variants.count)
         for _ in 0..<rounds {
-            // Shuffle the order so drift favours no side.
-            let runs: [(@Sendable () async throws -> Void, Int)] = [
-                (rawOnce, 0), (heronOnce, 1), (transportOnce, 2), (delegateOnce, 3),
-            ]
-            for (once, slot) in runs.shuffled(using: &order) {
-                let value = try await rate(count, concurrency: concurrency, once)
-                switch slot {
-                case 0: baseline.append(value)
-                case 1: heron.append(value)
-                case 2: transportOnly.append(value)
-                default: delegateRoute.append(value)
+            var totals = [Double](repeating: 0, count: variants.count)
+            for _ in 0..<batches {
+                for index in variants.indices.shuffled(using: &order) {
+                    totals[index] += try await seconds(batch, concurrency: concurrency, variants[index].once)
                 }
             }
+            for index in variants.indices { rates[index].append(Double(batch * batches) / totals[index]) }
         }
-        print(ratioLine("GET \(label), Client", heron: heron, raw: baseline, unit: "req/s"))
-        print(
-            ratioLine(
-                "GET \(label), transport", heron: transportOnly, raw: baseline, unit: "req/s",
-                labels: ("transport", "raw")))
-        print(
-            ratioLine(
-                "GET \(label), delegate route", heron: delegateRoute, raw: baseline, unit: "req/s",
-                labels: ("raw with a session delegate", "raw")))
-        print(
-            ratioLine(
-                "GET \(label), transport vs delegate route", heron: transportOnly, raw: delegateRoute, unit: "req/s",
-                labels: ("transport", "raw with a session delegate")))
+        for index in variants.indices.dropFirst() {
+            print(
+                ratioLine(
+                    "GET \(label), \(variants[index].name) / raw", heron: rates[index], raw: rates[0], unit: "req/s",
+                    labels: (variants[index].name, "raw")))
+        }
     }
 }
 

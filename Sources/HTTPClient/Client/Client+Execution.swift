@@ -117,9 +117,10 @@ extension Client {
             var exchange: Exchange?
             let outcome: AttemptOutcome
             do {
-                let result = try await withTimeout(timeout, request: prepared) { [self, attempt] in
+                let result = try await withTimeout(timeout, request: prepared, options: transportOptions) {
+                    [self, attempt] options in
                     try await followRedirects(
-                        from: prepared, options: transportOptions, limit: redirectLimit, attempt: attempt,
+                        from: prepared, options: options, limit: redirectLimit, attempt: attempt,
                         prelude: prelude, events: emitter)
                 }
                 exchange = result
@@ -260,16 +261,23 @@ extension Client {
     }
 
     /// Runs `operation`, throwing ``ClientError/Code/timedOut`` (after cancelling it) when
-    /// it takes longer than `timeout`.
+    /// it takes longer than `timeout`: the transport enforces the deadline in `options` when
+    /// it can, otherwise the operation runs in a task of its own that is cancelled then.
     private func withTimeout<Result: Sendable>(
-        _ timeout: Duration?, request: HTTPRequest, _ operation: @escaping @Sendable () async throws -> Result
+        _ timeout: Duration?, request: HTTPRequest, options: TransportOptions,
+        _ operation: @escaping @Sendable (TransportOptions) async throws -> Result
     ) async throws -> Result {
         // A timeout beyond a century is no timeout (and would overflow the clock's arithmetic).
-        guard let timeout, timeout < .seconds(3_153_600_000) else { return try await operation() }
+        guard let timeout, timeout < .seconds(3_153_600_000) else { return try await operation(options) }
+        if transport.enforcesDeadline {
+            var options = options
+            options.deadline = .now + timeout
+            return try await operation(options)
+        }
         return try await deadlines.run(
             timeout: timeout,
             onTimeout: { ClientError(.timedOut, "no response within the timeout of \(timeout)", request: request) },
-            operation)
+            { try await operation(options) })
     }
 
     private static func sleep(_ wait: Duration, request: HTTPRequest) async throws {

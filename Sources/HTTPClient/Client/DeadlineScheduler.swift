@@ -41,7 +41,7 @@ final class DeadlineScheduler: @unchecked Sendable {
     func run<Result: Sendable>(
         timeout: Duration, onTimeout: () -> any Error, _ operation: @escaping @Sendable () async throws -> Result
     ) async throws -> Result {
-        let task = Task { try await operation() }
+        let task = Self.start(operation)
         let entry = register(Entry(deadline: .now + timeout) { task.cancel() })
         do {
             let result = try await withTaskCancellationHandler {
@@ -57,8 +57,30 @@ final class DeadlineScheduler: @unchecked Sendable {
         }
     }
 
+    /// Starts `operation` in a task of its own, running it on the current thread up to its
+    /// first suspension where the platform can (no hop to another thread just to begin).
+    private static func start<Result: Sendable>(
+        _ operation: @escaping @Sendable () async throws -> Result
+    ) -> Task<Result, any Error> {
+        #if canImport(Darwin)
+        if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
+            return Task.immediate { try await operation() }
+        }
+        return Task { try await operation() }
+        #else
+        return Task.immediate { try await operation() }
+        #endif
+    }
+
+    /// Calls `onDeadline` (once, from the scheduler's task) when `deadline` passes before
+    /// ``finish(_:)`` is called with the entry returned.
+    func schedule(at deadline: ContinuousClock.Instant, _ onDeadline: @escaping @Sendable () -> Void) -> Entry {
+        register(Entry(deadline: deadline, cancel: onDeadline))
+    }
+
     /// Marks `entry` finished; returns whether its deadline had already fired.
-    private func finish(_ entry: Entry) -> Bool {
+    @discardableResult
+    func finish(_ entry: Entry) -> Bool {
         lock.withLock {
             if entry.state == .fired { return true }
             entry.state = .finished

@@ -31,6 +31,18 @@ public protocol ClientTransport: Sendable {
     /// - Returns: The response head and its body in the form asked for.
     /// - Throws: `CancellationError` when the task is cancelled; ``ClientError`` otherwise.
     func send(_ request: HTTPRequest, options: TransportOptions) async throws -> TransportResponse
+
+    /// Whether this transport enforces ``TransportOptions/deadline`` itself; `false` unless
+    /// a transport says otherwise.
+    ///
+    /// When `false`, the client runs each attempt in a task of its own and cancels it at the
+    /// deadline. A transport that can stop its own work at a deadline saves that task.
+    var enforcesDeadline: Bool { get }
+}
+
+extension ClientTransport {
+    /// `false`: the client enforces deadlines for this transport.
+    public var enforcesDeadline: Bool { false }
 }
 
 /// How a transport should carry out one send.
@@ -45,19 +57,27 @@ public struct TransportOptions: Sendable {
     public var responseBody: ResponseBodyMode
     /// Called with upload and download progress, from any thread, in order per direction.
     public var progress: (@Sendable (TransferProgress) -> Void)?
+    /// When the response must have arrived (its head, for a streamed body), if ever.
+    ///
+    /// A transport whose ``ClientTransport/enforcesDeadline`` is `true` fails with
+    /// ``ClientError/Code/timedOut`` once it passes and stops the network work; other
+    /// transports may ignore it, as the client then enforces it.
+    public var deadline: ContinuousClock.Instant?
 
     /// Creates options.
     /// - Parameters:
     ///   - idleTimeout: The longest wait without progress, if any.
     ///   - responseBody: Where the response body goes; buffered in memory by default.
     ///   - progress: A progress callback, if any.
+    ///   - deadline: When the response must have arrived, if ever.
     public init(
         idleTimeout: Duration? = nil, responseBody: ResponseBodyMode = .buffered(),
-        progress: (@Sendable (TransferProgress) -> Void)? = nil
+        progress: (@Sendable (TransferProgress) -> Void)? = nil, deadline: ContinuousClock.Instant? = nil
     ) {
         self.idleTimeout = idleTimeout
         self.responseBody = responseBody
         self.progress = progress
+        self.deadline = deadline
     }
 }
 

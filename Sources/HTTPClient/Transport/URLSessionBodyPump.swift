@@ -36,9 +36,30 @@ final class URLSessionBodyPump: URLSessionBodySource, @unchecked Sendable {
         self.chunkSize = chunkSize
         self.capacity = max(chunkSize * 4, 1 << 20)
         self.onFailure = onFailure
+        Self.live.add(1)
     }
 
-    deinit { producer?.cancel() }
+    deinit {
+        producer?.cancel()
+        if !closed { Self.live.add(-1) }
+    }
+
+    /// The number of pumps of the process not yet closed. While there are none, no read of
+    /// ours can hold URLSession's work queue (which every session of the process shares)
+    /// waiting for a producer.
+    static var activeCount: Int { live.value }
+
+    private static let live = LiveCount()
+
+    /// `@unchecked Sendable`: `count` is read and written under `lock`.
+    private final class LiveCount: @unchecked Sendable {
+        private let lock = NSLock()
+        private var count = 0
+
+        var value: Int { lock.withLock { count } }
+
+        func add(_ delta: Int) { lock.withLock { count += delta } }
+    }
 
     /// Starts reading the body, once.
     func start() {
@@ -160,6 +181,7 @@ final class URLSessionBodyPump: URLSessionBodySource, @unchecked Sendable {
     /// Stops the pump: blocked and later reads return -1 and the reading task ends.
     func close() {
         condition.lock()
+        if !closed { Self.live.add(-1) }
         closed = true
         chunks = []
         buffered = 0

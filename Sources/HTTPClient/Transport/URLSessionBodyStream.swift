@@ -12,14 +12,12 @@ import Foundation
 /// and written under `lock`, and the pump is itself thread-safe.
 final class URLSessionBodyStream: InputStream {
     private let pump: any URLSessionBodySource
-    private let window: URLSessionUploadWindow?
     private let lock = NSLock()
     private var status = Stream.Status.notOpen
     private var error: (any Error)?
 
-    init(pump: any URLSessionBodySource, window: URLSessionUploadWindow?) {
+    init(pump: any URLSessionBodySource) {
         self.pump = pump
-        self.window = window
         super.init(data: Data())
     }
 
@@ -51,9 +49,7 @@ final class URLSessionBodyStream: InputStream {
     override var hasBytesAvailable: Bool { pump.hasBytesAvailable }
 
     override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {
-        window?.waitForRoom()
         let count = pump.read(into: buffer, maxLength: len)
-        window?.didRead(count)
         lock.lock()
         if count == 0 {
             status = .atEnd
@@ -82,9 +78,8 @@ final class URLSessionBodyStream: InputStream {
 
 extension URLSessionBodySource {
     /// The stream URLSession reads the body from.
-    /// - Parameter window: Bounds how far reading runs ahead of the send callbacks.
-    func makeInputStream(window: URLSessionUploadWindow?) -> InputStream {
-        URLSessionBodyStream(pump: self, window: window)
+    func makeInputStream() -> InputStream {
+        URLSessionBodyStream(pump: self)
     }
 }
 #else
@@ -92,8 +87,7 @@ extension URLSessionBodySource {
     /// The stream URLSession reads the body from: the reading end of a bound stream pair
     /// that a dedicated thread fills from the pump (CFNetwork cannot read from a Swift
     /// `InputStream` subclass; a bound pair's writes block while its buffer is full).
-    /// - Parameter window: Unused: CFNetwork's callbacks keep up with its own reading.
-    func makeInputStream(window: URLSessionUploadWindow?) -> InputStream {
+    func makeInputStream() -> InputStream {
         var input: InputStream?
         var output: OutputStream?
         Stream.getBoundStreams(withBufferSize: 256 * 1024, inputStream: &input, outputStream: &output)

@@ -35,20 +35,30 @@ final class URLSessionTransfer: @unchecked Sendable {
     private var lengthToCheck: Int64?
     private var bytesSent: Int64 = 0
     private var bodyPump: (any URLSessionBodySource)?
-    private var uploadWindow: URLSessionUploadWindow?
     private var bodyError: (any Error)?
     /// A failure decided here (limit, file write), reported instead of URLSession's -999.
     private var failure: (any Error)?
     private var cancelled = false
+    /// What the awaiting `send` gets when the transfer ends before a task ran: `CancellationError`
+    /// unless the deadline ended it.
+    private var endError: (any Error)?
+    /// The continuation was resumed with a streamed response: the deadline no longer applies.
+    private var answered = false
     private var finished = false
 
     /// The queue that cancels URLSession tasks, never from the caller's thread: cancelling
     /// synchronously from a cancellation handler can deadlock swift-corelibs-foundation.
     private static let cancelQueue = DispatchQueue(label: "Heron.URLSessionTransport.cancel")
 
+    /// Where progress callbacks (callers' code) run, in order: never on URLSession's work
+    /// queue, where the delegate calls this transfer on Linux. Results are handed over
+    /// through it too, so a caller sees every progress report before `send` returns.
+    private let progressQueue: DispatchQueue?
+
     init(request: HTTPRequest, options: TransportOptions) {
         self.request = request
         self.options = options
+        progressQueue = options.progress == nil ? nil : DispatchQueue(label: "Heron.URLSessionTransport.progress")
         if case .known(let length)? = request.body?.length { uploadExpected = length } else { uploadExpected = nil }
     }
 
@@ -57,11 +67,10 @@ final class URLSessionTransfer: @unchecked Sendable {
         cancelQueue.async { task.cancel() }
     }
 
-    /// Keeps the body source and its upload window, closed when the transfer ends.
-    func attach(_ pump: any URLSessionBodySource, window: URLSessionUploadWindow) {
+    /// Keeps the body source, closed when the transfer ends.
+    func attach(_ pump: any URLSessionBodySource) {
         lock.lock()
         bodyPump = pump
-        uploadWindow = window
         lock.unlock()
     }
 
@@ -71,8 +80,9 @@ final class URLSessionTransfer: @unchecked Sendable {
     func prepare(_ continuation: CheckedContinuation<TransportResponse, any Error>) -> Bool {
         lock.lock()
         if cancelled {
+            let error = endError ?? CancellationError()
             lock.unlock()
-            continuation.resume(throwing: CancellationError())
+            continuation.resume(throwing: error)
             return false
         }
         self.continuation = continuation
@@ -87,7 +97,6 @@ final class URLSessionTransfer: @unchecked Sendable {
         if cancelled {
             let pump = bodyPump
             bodyPump = nil
-            uploadWindow?.close()
             lock.unlock()
             pump?.close()
             return false
@@ -110,6 +119,24 @@ final class URLSessionTransfer: @unchecked Sendable {
         if let task { Self.cancelLater(task) }
     }
 
+    /// The deadline passed before the response: resumes with `error` now and cancels the
+    /// URLSession task on another queue. Nothing happens once a streamed response was handed over.
+    func timeOut(with error: any Error) {
+        lock.lock()
+        guard !finished, !answered else {
+            lock.unlock()
+            return
+        }
+        cancelled = true
+        endError = error
+        let outcome = finishLocked()
+        let task = self.task
+        lock.unlock()
+        outcome.pump?.close()
+        outcome.continuation?.resume(throwing: error)
+        if let task { Self.cancelLater(task) }
+    }
+
     /// The body stream failed: fail the request with that error.
     func bodyFailed(_ error: any Error) {
         lock.lock()
@@ -119,7 +146,7 @@ final class URLSessionTransfer: @unchecked Sendable {
         if let task { Self.cancelLater(task) }
     }
 
-    // MARK: Delegate callbacks (serial delegate queue)
+    // MARK: Delegate callbacks (one at a time; on Linux on URLSession's work queue)
 
     /// The response head arrived.
     /// - Returns: Whether to go on receiving the body.
@@ -168,9 +195,11 @@ final class URLSessionTransfer: @unchecked Sendable {
             sink = .stream(buffer)
             let continuation = self.continuation
             self.continuation = nil
+            answered = true
             lock.unlock()
-            continuation?.resume(
-                returning: TransportResponse(head: head, body: .stream(buffer.makeStream()), bytesSent: sentCount()))
+            deliver(
+                .success(TransportResponse(head: head, body: .stream(buffer.makeStream()), bytesSent: sentCount())),
+                to: continuation)
             return true
         }
         lock.unlock()
@@ -212,7 +241,7 @@ final class URLSessionTransfer: @unchecked Sendable {
         }
         let progress = TransferProgress(direction: .download, completed: received, expected: downloadExpected)
         lock.unlock()
-        options.progress?(progress)
+        report(progress)
         return true
     }
 
@@ -221,11 +250,9 @@ final class URLSessionTransfer: @unchecked Sendable {
         lock.lock()
         bytesSent = totalBytesSent
         let finished = self.finished
-        let window = uploadWindow
         lock.unlock()
-        window?.acknowledge(totalBytesSent)
         if !finished {
-            options.progress?(TransferProgress(direction: .upload, completed: totalBytesSent, expected: uploadExpected))
+            report(TransferProgress(direction: .upload, completed: totalBytesSent, expected: uploadExpected))
         }
     }
 
@@ -291,8 +318,9 @@ final class URLSessionTransfer: @unchecked Sendable {
         outcome.pump?.close()
         finalProgress(sent: sent, received: received, download: download)
         if let body {
-            outcome.continuation?.resume(
-                returning: TransportResponse(head: head, body: body, bytesSent: sentCount(complete: true)))
+            deliver(
+                .success(TransportResponse(head: head, body: body, bytesSent: sentCount(complete: true))),
+                to: outcome.continuation)
         }
     }
 
@@ -300,13 +328,28 @@ final class URLSessionTransfer: @unchecked Sendable {
 
     /// Reports 100% for each direction whose last report fell short of its final count.
     private func finalProgress(sent: Int64, received: Int64, download: Int64?) {
-        guard let progress = options.progress else { return }
+        guard options.progress != nil else { return }
         if request.body != nil, uploadExpected != sent {
-            progress(TransferProgress(direction: .upload, completed: sent, expected: sent))
+            report(TransferProgress(direction: .upload, completed: sent, expected: sent))
         }
         if download != received {
-            progress(TransferProgress(direction: .download, completed: received, expected: received))
+            report(TransferProgress(direction: .download, completed: received, expected: received))
         }
+    }
+
+    /// Hands `progress` to the callback on the progress queue.
+    private func report(_ progress: TransferProgress) {
+        guard let callback = options.progress, let progressQueue else { return }
+        progressQueue.async { callback(progress) }
+    }
+
+    /// Resumes `continuation` with `result`, after the progress reports already made.
+    private func deliver(
+        _ result: Result<TransportResponse, any Error>, to continuation: CheckedContinuation<TransportResponse, any Error>?
+    ) {
+        guard let continuation else { return }
+        guard let progressQueue else { return continuation.resume(with: result) }
+        progressQueue.async { continuation.resume(with: result) }
     }
 
     /// The error for a transfer that failed after its head: libcurl reports a body shorter
@@ -358,7 +401,7 @@ final class URLSessionTransfer: @unchecked Sendable {
         case .stream(let buffer): buffer.fail(error)
         case .none, .buffered: break
         }
-        outcome.continuation?.resume(throwing: error)
+        deliver(.failure(error), to: outcome.continuation)
         return false
     }
 
@@ -371,7 +414,6 @@ final class URLSessionTransfer: @unchecked Sendable {
         self.continuation = nil
         let pump = bodyPump
         bodyPump = nil
-        uploadWindow?.close()
         if cancelled {
             switch sink {
             case .file(let file): file.discard()

@@ -7,8 +7,10 @@ import FoundationNetworking
 /// The one session delegate of a ``URLSessionTransport``: routes every callback to the
 /// transfer of its task, found by task identifier.
 ///
-/// URLSession on Linux never calls per-task delegates, so all callbacks come here. They
-/// arrive on the session's serial delegate queue.
+/// URLSession on Linux never calls per-task delegates, so all callbacks come here. On Linux
+/// they run inline on URLSession's work queue (see ``URLSessionInlineQueue``), elsewhere on
+/// a serial delegate queue: either way one at a time, so nothing here may wait for the work
+/// queue (no synchronous URLSession calls; tasks are cancelled from another queue).
 ///
 /// `@unchecked Sendable`: the only mutable state, `transfers`, is read and written under `lock`.
 final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
@@ -83,7 +85,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
     /// into this challenge instead of completing the task: `.performDefaultHandling` without a
     /// stored credential leaves the task pending for ever, and `.cancelAuthenticationChallenge`
     /// or `.rejectProtectionSpace` cancel it. By then the response head and the whole body have
-    /// been delivered on this serial queue, so the transfer completes here with what it has,
+    /// been delivered, one callback after another, so the transfer completes here with what it has,
     /// and the task is then cancelled off this queue (its cancellation report finds no transfer).
     /// Elsewhere a `401` reaches the caller through the default handling when no credential
     /// is stored.
@@ -104,7 +106,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
     }
 
     /// Where finished challenges are answered: answering cancels the task, which waits for the
-    /// session's work queue, so it never runs on the delegate queue.
+    /// session's work queue, so it never runs on the thread of a delegate callback.
     private static let challengeQueue = DispatchQueue(label: "Heron.URLSessionTransport.challenge")
 
     /// A stream body cannot be read twice: the task fails rather than sending a partial body.

@@ -75,6 +75,8 @@ public final class URLSessionTransport: ClientTransport {
 
     let session: URLSession
     let delegate: URLSessionTransportDelegate
+    /// Fails requests at their ``TransportOptions/deadline``.
+    private let deadlines = DeadlineScheduler()
 
     /// Creates a transport with its own ephemeral session: no cookies, no cache.
     /// - Parameter configuration: The transport's settings.
@@ -101,9 +103,13 @@ public final class URLSessionTransport: ClientTransport {
         copy.httpCookieStorage = nil
         copy.httpCookieAcceptPolicy = .never
         let delegate = URLSessionTransportDelegate()
+        #if canImport(FoundationNetworking)
+        let queue: OperationQueue = URLSessionInlineQueue()
+        #else
         let queue = OperationQueue()
-        queue.name = "Heron.URLSessionTransport.delegate"
         queue.maxConcurrentOperationCount = 1
+        #endif
+        queue.name = "Heron.URLSessionTransport.delegate"
         self.configuration = configuration
         self.delegate = delegate
         self.session = URLSession(configuration: copy, delegate: delegate, delegateQueue: queue)
@@ -132,12 +138,16 @@ public final class URLSessionTransport: ClientTransport {
         try Task.checkCancellation()
         let urlRequest = try request.makeURLRequest(idleTimeout: options.idleTimeout)
         let transfer = URLSessionTransfer(request: request, options: options)
+        let deadline = options.deadline.map { deadline in
+            deadlines.schedule(at: deadline) { [weak transfer] in
+                transfer?.timeOut(with: Self.timeoutError(for: request))
+            }
+        }
+        defer { if let deadline { deadlines.finish(deadline) } }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 guard transfer.prepare(continuation) else { return }
-                // URLSession's task calls wait for its work queue, which a body read can hold:
-                // make them on a queue of ours, never on a cooperative thread.
-                Self.submitQueue.async { [self] in
+                let submit: @Sendable () -> Void = { [self] in
                     var urlRequest = urlRequest
                     let task = makeTask(for: request, urlRequest: &urlRequest, transfer: transfer)
                     delegate.register(transfer, for: task)
@@ -148,9 +158,49 @@ public final class URLSessionTransport: ClientTransport {
                         task.cancel()
                     }
                 }
+                // URLSession's task calls wait for its work queue, which a stream body's read
+                // holds until its producer (which may need a cooperative thread) delivers. So
+                // while any stream body is being sent, or when this request has one, they are
+                // made on a queue of ours; otherwise here, saving a thread switch.
+                if URLSessionBodyPump.activeCount == 0 && !Self.needsPump(request.body) {
+                    submit()
+                } else {
+                    Self.submitQueue.async(execute: submit)
+                }
             }
         } onCancel: {
             transfer.cancel()
+        }
+    }
+
+
+    /// `true`: the transport fails a request with ``ClientError/Code/timedOut`` at
+    /// ``TransportOptions/deadline`` and cancels its URLSession task.
+    public var enforcesDeadline: Bool { true }
+
+    /// The error of a request whose deadline passed.
+    private static func timeoutError(for request: HTTPRequest) -> ClientError {
+        ClientError(.timedOut, "no response by the deadline the client set for this attempt", request: request)
+    }
+
+    /// What URLSession reads a file or stream body from: the file directly when its size
+    /// is known, else a pump from the body's chunks.
+    func makeBodySource(
+        for body: HTTPBody, onFailure: @escaping @Sendable (any Error) -> Void
+    ) -> any URLSessionBodySource {
+        if case .file(let url) = body.source, case .known(let size) = body.length {
+            return URLSessionFileBodyReader(url: url, size: size, onFailure: onFailure)
+        }
+        return URLSessionBodyPump(body: body, chunkSize: configuration.uploadChunkSize, onFailure: onFailure)
+    }
+
+    /// Whether `body` is sent through a ``URLSessionBodyPump``: a stream, or a file of
+    /// unknown length.
+    private static func needsPump(_ body: HTTPBody?) -> Bool {
+        switch body?.source {
+        case nil, .data?: return false
+        case .file?: if case .known = body?.length { return false } else { return true }
+        case .stream?: return true
         }
     }
 
@@ -169,16 +219,9 @@ public final class URLSessionTransport: ClientTransport {
         case .file(let url) where configuration.fileUploadMode == .contentLength:
             return session.uploadTask(with: urlRequest, fromFile: url)
         case .file, .stream:
-            let onFailure: @Sendable (any Error) -> Void = { error in transfer.bodyFailed(error) }
-            let source: any URLSessionBodySource
-            if case .file(let url) = body.source, case .known(let size) = body.length {
-                source = URLSessionFileBodyReader(url: url, size: size, onFailure: onFailure)
-            } else {
-                source = URLSessionBodyPump(body: body, chunkSize: configuration.uploadChunkSize, onFailure: onFailure)
-            }
-            let window = URLSessionUploadWindow()
-            transfer.attach(source, window: window)
-            urlRequest.httpBodyStream = source.makeInputStream(window: window)
+            let source = makeBodySource(for: body) { error in transfer.bodyFailed(error) }
+            transfer.attach(source)
+            urlRequest.httpBodyStream = source.makeInputStream()
             return session.dataTask(with: urlRequest)
         }
     }
