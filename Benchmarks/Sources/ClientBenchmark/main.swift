@@ -112,9 +112,12 @@ if which == "all" || which == "requests" {
     let variants: [(name: String, once: @Sendable () async throws -> Void)] = [
         ("raw data(for:)", { [raw] in try await raw.get(smallURL) }),
         ("Heron Client", { _ = try await client.send(request) }),
-        ("Heron transport alone", { [transportRequest] in
-            _ = try await transport.send(transportRequest, options: TransportOptions())
-        }),
+        (
+            "Heron transport alone",
+            { [transportRequest] in
+                _ = try await transport.send(transportRequest, options: TransportOptions())
+            }
+        ),
         ("raw session delegate", { try await delegateSession.get(smallURL) }),
     ]
     // Warm up: connections, caches, lazy initialisation.

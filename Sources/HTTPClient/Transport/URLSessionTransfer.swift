@@ -345,7 +345,8 @@ final class URLSessionTransfer: @unchecked Sendable {
 
     /// Resumes `continuation` with `result`, after the progress reports already made.
     private func deliver(
-        _ result: Result<TransportResponse, any Error>, to continuation: CheckedContinuation<TransportResponse, any Error>?
+        _ result: Result<TransportResponse, any Error>,
+        to continuation: CheckedContinuation<TransportResponse, any Error>?
     ) {
         guard let continuation else { return }
         guard let progressQueue else { return continuation.resume(with: result) }

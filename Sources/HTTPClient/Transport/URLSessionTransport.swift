@@ -173,7 +173,6 @@ public final class URLSessionTransport: ClientTransport {
         }
     }
 
-
     /// `true`: the transport fails a request with ``ClientError/Code/timedOut`` at
     /// ``TransportOptions/deadline`` and cancels its URLSession task.
     public var enforcesDeadline: Bool { true }
