@@ -85,7 +85,10 @@ public struct DefaultHeaderFields: Interceptor {
         for entry in entries {
             switch entry {
             case .fields(let fields, let mode):
-                let present = Set(fields.map(\.name)).filter { request.headerFields.contains($0) }
+                var present: [HTTPFieldName] = []
+                for field in fields where !present.contains(field.name) && request.headerFields.contains(field.name) {
+                    present.append(field.name)
+                }
                 if mode == .always { for name in present { request.headerFields.remove(name) } }
                 for field in fields where mode == .always || !present.contains(field.name) {
                     request.headerFields.append(field)

@@ -28,17 +28,28 @@ extension HTTPRequest {
         if let interval = URLSessionTransport.timeoutInterval(for: idleTimeout) {
             urlRequest.timeoutInterval = interval
         }
-        var seen: Set<HTTPFieldName> = []
-        for field in headerFields where !seen.contains(field.name) {
-            seen.insert(field.name)
-            if field.name == .contentLength || field.name == .transferEncoding { continue }
-            urlRequest.setValue(headerFields[field.name], forHTTPHeaderField: field.name.rawName)
+        // One pass, one assignment: by canonical name, the first spelling and the combined value.
+        var combined: [String: (name: String, value: String)] = [:]
+        combined.reserveCapacity(headerFields.count + 1)
+        for field in headerFields where field.name != .contentLength && field.name != .transferEncoding {
+            let key = field.name.canonicalName
+            if let existing = combined[key] {
+                guard field.name != .setCookie else { continue }
+                let separator = field.name == .cookie ? "; " : ", "
+                combined[key] = (existing.name, existing.value + separator + field.value)
+            } else {
+                combined[key] = (field.name.rawName, field.value)
+            }
         }
-        if body != nil, !headerFields.contains(.contentType) {
+        if body != nil, combined[HTTPFieldName.contentType.canonicalName] == nil {
             // URLSession would label the body application/x-www-form-urlencoded; no label
             // means application/octet-stream (RFC 9110 §8.3), so say that instead.
-            urlRequest.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
+            combined[HTTPFieldName.contentType.canonicalName] = ("Content-Type", "application/octet-stream")
         }
+        var fields: [String: String] = [:]
+        fields.reserveCapacity(combined.count)
+        for (name, value) in combined.values { fields[name] = value }
+        urlRequest.allHTTPHeaderFields = fields
         return urlRequest
     }
 }

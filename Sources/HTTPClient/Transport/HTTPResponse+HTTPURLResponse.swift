@@ -29,15 +29,17 @@ extension HTTPResponse {
                 .invalidResponse, "the status code \(http.statusCode) is outside 100...599", request: request,
                 underlying: error)
         }
-        var pairs: [(name: String, value: String)] = []
-        for (key, value) in http.allHeaderFields {
+        var pairs: [(key: String, name: String, value: String)] = []
+        let headers = http.allHeaderFields
+        pairs.reserveCapacity(headers.count)
+        for (key, value) in headers {
             guard let name = key as? String else { continue }
             let text = (value as? String) ?? String(describing: value)
-            pairs.append((name, text))
+            pairs.append((name.lowercased(), name, text))
         }
-        pairs.sort { $0.name.lowercased() < $1.name.lowercased() }
+        pairs.sort { $0.key < $1.key }
         var fields = HTTPFields()
-        for (name, value) in pairs {
+        for (_, name, value) in pairs {
             do {
                 let fieldName = try HTTPFieldName(name)
                 let values = fieldName == .setCookie ? Self.splitSetCookie(value) : [value]
