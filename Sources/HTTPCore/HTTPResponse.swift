@@ -39,15 +39,30 @@ public struct HTTPResponse: Hashable, Sendable, CustomStringConvertible {
     public var contentLength: Int64? {
         var result: Int64?
         for field in headerFields[values: .contentLength] {
-            for element in field.split(separator: ",", omittingEmptySubsequences: false) {
-                let digits = element.trimmingCharacters(in: [" ", "\t"])
-                guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-                    let value = Int64(digits), result == nil || result == value
-                else { return nil }
+            for element in field.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {
+                guard let value = Self.decimal(element), result == nil || result == value else { return nil }
                 result = value
             }
         }
         return result
+    }
+
+    /// The value of 1*DIGIT between optional spaces and tabs, or `nil` (empty, another
+    /// character, or past `Int64.max`).
+    private static func decimal(_ text: Substring.UTF8View.SubSequence) -> Int64? {
+        let isBlank = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        var digits = text.drop(while: isBlank)
+        while let last = digits.last, isBlank(last) { digits = digits.dropLast() }
+        guard !digits.isEmpty else { return nil }
+        var value: Int64 = 0
+        for byte in digits {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            let (times10, overflowA) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflowB) = times10.addingReportingOverflow(Int64(byte - UInt8(ascii: "0")))
+            guard !overflowA, !overflowB else { return nil }
+            value = sum
+        }
+        return value
     }
 
     /// The status, such as `200 OK`.

@@ -165,8 +165,9 @@ final class URLSessionTransfer: @unchecked Sendable {
         self.head = head
         let encoded = head.headerFields[.contentEncoding].map { $0.lowercased() != "identity" } ?? false
         let hasBody = request.method != .head && head.status.code != 204 && head.status.code != 304
-        lengthToCheck = hasBody && !encoded ? head.contentLength : nil
-        downloadExpected = hasBody ? (encoded ? nil : head.contentLength) : 0
+        let declared = hasBody && !encoded ? head.contentLength : nil
+        lengthToCheck = declared
+        downloadExpected = hasBody ? declared : 0
         switch options.responseBody {
         case .buffered(let limit):
             if let length = lengthToCheck, length > Int64(limit) {
