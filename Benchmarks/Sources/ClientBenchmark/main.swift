@@ -86,9 +86,9 @@ if which == "all" || which == "requests" {
     // Each round interleaves short batches of every variant in a shuffled order and sums
     // each variant's time: the machine's slow and fast spells then fall on all of them
     // alike, where one long run per variant would catch a spell alone.
-    let batches = 10
-    let sequentialBatch = nginx == nil ? 30 : 200
-    let concurrentBatch = nginx == nil ? 100 : 800
+    let batches = 20
+    let sequentialBatch = nginx == nil ? 10 : 50
+    let concurrentBatch = nginx == nil ? 64 : 320
 
     /// Seconds taken by `count` calls of `once`, `concurrency` at a time.
     func seconds(
