@@ -20,7 +20,8 @@ import HTTPCore
 /// ```
 public struct BearerAuth: Interceptor {
     private enum Source: Sendable {
-        case fixed(String)
+        /// The field, validated once; or why the token cannot be a field value.
+        case fixed(Result<HTTPField, HTTPCoreError>)
         case refreshing(TokenRefresher)
     }
 
@@ -31,7 +32,10 @@ public struct BearerAuth: Interceptor {
 
     /// Sends a fixed token.
     /// - Parameter token: The token.
-    public init(token: String) { source = .fixed(token) }
+    public init(token: String) {
+        source = .fixed(
+            Result { () throws(HTTPCoreError) in try HTTPField(name: .authorization, value: "Bearer \(token)") })
+    }
 
     /// Sends the refresher's token and refreshes it on `401`.
     /// - Parameter tokens: The shared refresher.
@@ -47,7 +51,13 @@ public struct BearerAuth: Interceptor {
         guard !request.headerFields.contains(.authorization) else { return }
         let token: String
         switch source {
-        case .fixed(let fixed): token = fixed
+        case .fixed(.success(let field)):
+            request.headerFields.append(field)
+            return
+        case .fixed(.failure(let error)):
+            throw ClientError(
+                .authenticationFailed, "the bearer token is not a valid field value", request: request,
+                underlying: error)
         case .refreshing(let refresher):
             let current = try await refresher.tokenForRequest()
             context.values[Generation.self] = current.generation
