@@ -47,6 +47,18 @@ struct AuthTests {
         #expect(stub.requests.map { $0.headerFields[.authorization] } == ["Bearer abc"])
     }
 
+    @Test("a fixed bearer token with a line break fails with authenticationFailed and sends nothing")
+    func bearerFixedInvalid() async throws {
+        let stub = StubTransport(fallback: .status(.ok))
+        let error = await #expect(throws: ClientError.self) {
+            _ = try await Fixtures.client(stub, interceptors: [BearerAuth(token: "abc\r\nX-Injected: 1")])
+                .send(Fixtures.request("x"))
+        }
+        #expect(error?.code == .authenticationFailed)
+        #expect(error?.underlying is HTTPCoreError)
+        #expect(stub.requests.isEmpty)
+    }
+
     /// Answers 200 only to `Bearer fresh-…`, like the fault server's /token-protected.
     static func protectedStub(delay: Duration = .milliseconds(20)) -> StubTransport {
         StubTransport(
