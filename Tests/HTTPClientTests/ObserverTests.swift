@@ -56,6 +56,25 @@ struct ObserverTests {
         _ = try await fast.waitForFinished(5)
     }
 
+    @Test("events still queued when the client is released are delivered, in order")
+    func queuedEventsOutliveTheClient() async throws {
+        let observer = RecordingObserver()
+        // The first event holds the drain up, so the rest is still queued when the client goes.
+        let slowFirst = EventObserver { event in
+            if case .prepared(_, attempt: 1) = event.kind, event.requestID == 1 {
+                try? await Task.sleep(for: .milliseconds(300))
+            }
+            await observer.receive(event)
+        }
+        do {
+            let client = Fixtures.client(StubTransport(fallback: .status(.ok)), observers: [slowFirst])
+            for _ in 0..<3 { _ = try await client.send(Fixtures.request("x")) }
+        }
+        let events = try await observer.waitForFinished(3)
+        #expect(events.filter(\.isFinished).count == 3)
+        #expect(events.map(\.requestID) == events.map(\.requestID).sorted())
+    }
+
     @Test("concurrent calls get distinct request ids and each call's events stay in order")
     func concurrentCalls() async throws {
         let observer = RecordingObserver()

@@ -1,10 +1,11 @@
 import Foundation
 
-/// Enforces attempt timeouts for one client with a single sleeping task.
+/// Enforces deadlines with a single sleeping task: a client's attempt timeouts (for
+/// transports that do not enforce deadlines) and ``URLSessionTransport``'s own.
 ///
-/// Each attempt runs in a task of its own and registers its deadline here; when a
-/// deadline passes before the attempt ends, its task is cancelled and the attempt reports
-/// a timeout. One sleeper per client wakes only at the earliest pending deadline, so an
+/// With ``run(timeout:onTimeout:_:)`` an attempt runs in a task of its own and registers its
+/// deadline here; when the deadline passes before the attempt ends, its task is cancelled
+/// and the attempt reports a timeout. ``schedule(at:_:)`` registers any action instead. One sleeper per client wakes only at the earliest pending deadline, so an
 /// attempt costs a lock and a heap insertion, not a timer of its own (attempts almost
 /// always end long before their deadline, and the sleeper then just goes back to sleep).
 ///

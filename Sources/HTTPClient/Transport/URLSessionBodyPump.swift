@@ -36,29 +36,66 @@ final class URLSessionBodyPump: URLSessionBodySource, @unchecked Sendable {
         self.chunkSize = chunkSize
         self.capacity = max(chunkSize * 4, 1 << 20)
         self.onFailure = onFailure
-        Self.live.add(1)
+        Self.gate.pumpCreated()
     }
 
     deinit {
         producer?.cancel()
-        if !closed { Self.live.add(-1) }
+        if !closed { Self.gate.pumpClosed() }
     }
 
-    /// The number of pumps of the process not yet closed. While there are none, no read of
-    /// ours can hold URLSession's work queue (which every session of the process shares)
-    /// waiting for a producer.
-    static var activeCount: Int { live.value }
+    /// Orders pumps against URLSession calls made on callers' threads, process-wide.
+    ///
+    /// A pump's read holds URLSession's work queue (shared by every session of the process)
+    /// until its producer delivers, and the producer may need a cooperative thread. So a
+    /// task is made and resumed on a caller's (cooperative) thread only while no pump is
+    /// alive, and a new pump waits until such calls in progress are done: none of them can
+    /// then be stuck behind a pump's read.
+    static let gate = SubmitGate()
 
-    private static let live = LiveCount()
+    /// The bookkeeping of ``gate``.
+    ///
+    /// `@unchecked Sendable`: `live`, `waiting` and `inline` are read and written under `condition`.
+    final class SubmitGate: @unchecked Sendable {
+        private let condition = NSCondition()
+        private var live = 0
+        private var waiting = 0
+        private var inline = 0
 
-    /// `@unchecked Sendable`: `count` is read and written under `lock`.
-    private final class LiveCount: @unchecked Sendable {
-        private let lock = NSLock()
-        private var count = 0
+        /// Begins a call on the caller's thread; `false` (nothing begun) while a pump is
+        /// alive or about to be.
+        func enterInline() -> Bool {
+            condition.lock()
+            defer { condition.unlock() }
+            guard live == 0, waiting == 0 else { return false }
+            inline += 1
+            return true
+        }
 
-        var value: Int { lock.withLock { count } }
+        /// Ends a call begun by ``enterInline()``.
+        func leaveInline() {
+            condition.lock()
+            inline -= 1
+            if inline == 0 { condition.broadcast() }
+            condition.unlock()
+        }
 
-        func add(_ delta: Int) { lock.withLock { count += delta } }
+        /// Counts a new pump, first waiting for calls on callers' threads to end (they
+        /// take microseconds, and no pump is alive to hold them up).
+        fileprivate func pumpCreated() {
+            condition.lock()
+            waiting += 1
+            while inline > 0 { condition.wait() }
+            waiting -= 1
+            live += 1
+            condition.unlock()
+        }
+
+        fileprivate func pumpClosed() {
+            condition.lock()
+            live -= 1
+            condition.unlock()
+        }
     }
 
     /// Starts reading the body, once.
@@ -181,7 +218,7 @@ final class URLSessionBodyPump: URLSessionBodySource, @unchecked Sendable {
     /// Stops the pump: blocked and later reads return -1 and the reading task ends.
     func close() {
         condition.lock()
-        if !closed { Self.live.add(-1) }
+        if !closed { Self.gate.pumpClosed() }
         closed = true
         chunks = []
         buffered = 0

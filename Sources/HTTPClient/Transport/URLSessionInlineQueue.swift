@@ -17,6 +17,8 @@ import Foundation
 /// record, hand over and resume there; they never call a URLSession method that waits for
 /// the work queue (cancelling goes through another queue), and progress callbacks, which
 /// run callers' code, are delivered from a queue of their own.
+///
+/// `@unchecked Sendable`: the subclass adds no state; it only runs what it is given.
 final class URLSessionInlineQueue: OperationQueue, @unchecked Sendable {
     override func addOperation(_ block: @escaping @Sendable () -> Void) {
         block()

@@ -198,9 +198,9 @@ final class URLSessionTransfer: @unchecked Sendable {
             self.continuation = nil
             answered = true
             lock.unlock()
-            deliver(
-                .success(TransportResponse(head: head, body: .stream(buffer.makeStream()), bytesSent: sentCount())),
-                to: continuation)
+            // At once, not behind progress reports: the body may fill the buffer meanwhile.
+            continuation?.resume(
+                returning: TransportResponse(head: head, body: .stream(buffer.makeStream()), bytesSent: sentCount()))
             return true
         }
         lock.unlock()

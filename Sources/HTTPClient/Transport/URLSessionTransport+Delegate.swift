@@ -94,7 +94,10 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
         #if canImport(FoundationNetworking)
-        guard challenge.failureResponse != nil else { return completionHandler(.performDefaultHandling, nil) }
+        guard challenge.failureResponse != nil else {
+            // Answered off this thread too: default handling may resume or cancel the task.
+            return Self.challengeQueue.async { completionHandler(.performDefaultHandling, nil) }
+        }
         lock.lock()
         let transfer = transfers.removeValue(forKey: task.taskIdentifier)
         lock.unlock()

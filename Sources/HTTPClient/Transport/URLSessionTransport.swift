@@ -139,8 +139,11 @@ public final class URLSessionTransport: ClientTransport {
         let urlRequest = try request.makeURLRequest(idleTimeout: options.idleTimeout)
         let transfer = URLSessionTransfer(request: request, options: options)
         let deadline = options.deadline.map { deadline in
-            deadlines.schedule(at: deadline) { [weak transfer] in
-                transfer?.timeOut(with: Self.timeoutError(for: request))
+            let allowed = deadline - .now
+            // Weakly: a finished entry may wait in the scheduler's heap for a while.
+            return deadlines.schedule(at: deadline) { [weak transfer] in
+                guard let transfer else { return }
+                transfer.timeOut(with: Self.timeoutError(for: transfer.request, allowed: allowed))
             }
         }
         defer { if let deadline { deadlines.finish(deadline) } }
@@ -161,9 +164,11 @@ public final class URLSessionTransport: ClientTransport {
                 // URLSession's task calls wait for its work queue, which a stream body's read
                 // holds until its producer (which may need a cooperative thread) delivers. So
                 // while any stream body is being sent, or when this request has one, they are
-                // made on a queue of ours; otherwise here, saving a thread switch.
-                if URLSessionBodyPump.activeCount == 0 && !Self.needsPump(request.body) {
+                // made on a queue of ours; otherwise here, saving a thread switch (the gate
+                // keeps a new pump from starting meanwhile).
+                if !Self.needsPump(request.body) && URLSessionBodyPump.gate.enterInline() {
                     submit()
+                    URLSessionBodyPump.gate.leaveInline()
                 } else {
                     Self.submitQueue.async(execute: submit)
                 }
@@ -177,9 +182,11 @@ public final class URLSessionTransport: ClientTransport {
     /// ``TransportOptions/deadline`` and cancels its URLSession task.
     public var enforcesDeadline: Bool { true }
 
-    /// The error of a request whose deadline passed.
-    private static func timeoutError(for request: HTTPRequest) -> ClientError {
-        ClientError(.timedOut, "no response by the deadline the client set for this attempt", request: request)
+    /// The error of a request whose deadline passed, `allowed` after the call began.
+    private static func timeoutError(for request: HTTPRequest, allowed: Duration) -> ClientError {
+        ClientError(
+            .timedOut, "no response within \(allowed), the time left to the deadline when the call began",
+            request: request)
     }
 
     /// What URLSession reads a file or stream body from: the file directly when its size
