@@ -144,13 +144,15 @@ struct URLSessionTransportUploadTests {
         #expect((error?.underlying as? HTTPCoreError)?.code == .bodyLengthMismatch)
     }
 
-    @Test func fileThatShrankSinceItWasDescribedIsNotSentShort() async throws {
+    @Test(arguments: [URLSessionTransport.FileUploadMode.stream, .contentLength])
+    func fileThatShrankSinceItWasDescribedIsNotSentShort(mode: URLSessionTransport.FileUploadMode) async throws {
         let file = TransportFixture.temporaryFile()
         try Self.randomData(100_000).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         let body = try HTTPBody(fileAt: file)
         try Self.randomData(10_000).write(to: file)
-        let error = await #expect(throws: ClientError.self) { _ = try await upload(body) }
+        let transport = mode == .stream ? transport : URLSessionTransport(configuration: .init(fileUploadMode: mode))
+        let error = await #expect(throws: ClientError.self) { _ = try await upload(body, using: transport) }
         #expect(error?.code == .invalidRequest)
         #expect((error?.underlying as? HTTPCoreError)?.code == .bodyLengthMismatch)
         #expect(error?.message.contains(file.path) == true)

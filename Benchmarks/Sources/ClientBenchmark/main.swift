@@ -11,7 +11,7 @@
 //     Client vs raw URLSession's `httpBodyStream` and `uploadTask(fromFile:)`; target >= 90%
 //     of raw for each, peak RSS (VmHWM, reset through /proc/self/clear_refs before each
 //     upload) under 64 MiB above the baseline. With HERON_FAULT_URL set (scripts/with-servers),
-//     both Heron uploads also go once to the fault server's /hash, whose SHA-256 must match.
+//     each Heron upload also goes once to the fault server's /hash, whose SHA-256 must match.
 // Figures are medians over the rounds of per-round ratios. nginx (started here on a free
 // port) is the server; without it httpbin and the fault server stand in, far slower.
 import BenchmarkSupport
@@ -207,8 +207,12 @@ if which == "all" || which == "uploads" {
 
     if let fault = environment["HERON_FAULT_URL"].flatMap({ URL(string: $0 + "/hash") }) {
         let expected = try UploadFile.sha256(of: file)
-        for (name, body) in [("stream", streamBody()), ("file", try HTTPBody(fileAt: file))] {
-            let reply = try await post(body, to: fault, with: client)
+        let bodies = [
+            ("stream", streamBody(), client), ("file", try HTTPBody(fileAt: file), client),
+            ("file, Content-Length", try HTTPBody(fileAt: file), contentLengthClient),
+        ]
+        for (name, body, sender) in bodies {
+            let reply = try await post(body, to: fault, with: sender)
             let json = try JSONSerialization.jsonObject(with: reply) as? [String: Any]
             let intact = json?["sha256"] as? String == expected && json?["bytes"] as? Int64 == size
             print("intact (\(name) body, fault server /hash): \(intact ? "yes" : "NO: \(json ?? [:])")")
