@@ -158,6 +158,25 @@ struct URLSessionTransportUploadTests {
         #expect(error?.message.contains(file.path) == true)
     }
 
+    /// Nothing of an upload outlives it: the body source once held the transfer that holds
+    /// the task that holds the source, so every stream or file upload leaked all three.
+    @Test func streamBodyIsReleasedOnceTheUploadEnds() async throws {
+        final class Marker: Sendable {}
+        weak var released: Marker?
+        do {
+            let marker = Marker()
+            released = marker
+            let body = HTTPBody(length: .known(3000), iterationBehavior: .single) {
+                withExtendedLifetime(marker) { [Data(repeating: 1, count: 3000)].asyncChunks }
+            }
+            let received = try await upload(body)
+            #expect(received.bytes == 3000)
+        }
+        // URLSession lets go of a finished task on its work queue, just after the response.
+        for _ in 0..<200 where released != nil { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(released == nil, "the body of a finished upload is still held")
+    }
+
     @Test func missingFileIsInvalidRequestNamingIt() async throws {
         let file = TransportFixture.temporaryFile()
         try Data("abc".utf8).write(to: file)

@@ -175,6 +175,7 @@ if which == "all" || which == "uploads" {
     var samples: [String: [Double]] = [:]
     var peaks: [String: Int64] = [:]
     func record(_ name: String, _ work: () async throws -> Void) async throws {
+        if let only = environment["HERON_BENCH_ONLY"], !name.contains(only) { return }
         let (seconds, rss) = try await measure(work)
         samples[name, default: []].append(Double(size) / seconds / 1e6)
         peaks[name] = max(peaks[name] ?? 0, rss)

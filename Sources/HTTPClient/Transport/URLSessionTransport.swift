@@ -246,7 +246,9 @@ public final class URLSessionTransport: ClientTransport {
         case .file(let url) where configuration.fileUploadMode == .contentLength:
             #if canImport(FoundationNetworking)
             if case .known(let size) = body.length {
-                let source = URLSessionFileBodyReader(url: url, size: size) { error in transfer.bodyFailed(error) }
+                let source = URLSessionFileBodyReader(url: url, size: size) { [weak transfer] error in
+                    transfer?.bodyFailed(error)
+                }
                 transfer.attach(source)
                 urlRequest.httpBodyStream = source.makeInputStream()
                 Self.frameWithContentLength(&urlRequest, size: size)
@@ -255,7 +257,7 @@ public final class URLSessionTransport: ClientTransport {
             #endif
             return session.uploadTask(with: urlRequest, fromFile: url)
         case .file, .stream:
-            let source = makeBodySource(for: body) { error in transfer.bodyFailed(error) }
+            let source = makeBodySource(for: body) { [weak transfer] error in transfer?.bodyFailed(error) }
             transfer.attach(source)
             urlRequest.httpBodyStream = source.makeInputStream()
             return session.dataTask(with: urlRequest)
