@@ -25,6 +25,25 @@ struct DeadlineSchedulerTests {
         #expect(clock.now - start < .seconds(20))
     }
 
+    @Test("a deadline passes on time while every thread of the cooperative pool is blocked")
+    func firesWhileThePoolIsBlocked() async throws {
+        let scheduler = DeadlineScheduler()
+        let width = ProcessInfo.processInfo.activeProcessorCount
+        let fired = DispatchSemaphore(value: 0)
+        let entry = scheduler.schedule(at: .now + .milliseconds(50)) {
+            for _ in 0..<width { fired.signal() }
+        }
+        // Each child blocks one cooperative thread until the deadline's action has run.
+        let released = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<width {
+                group.addTask { fired.wait(timeout: .now() + 3) == .success }
+            }
+            return await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(released == Array(repeating: true, count: width))
+        #expect(scheduler.finish(entry), "the entry was not marked fired")
+    }
+
     @Test("a shorter deadline registered after a longer one still fires on time")
     func earlierDeadlineWakesSleeper() async throws {
         let scheduler = DeadlineScheduler()

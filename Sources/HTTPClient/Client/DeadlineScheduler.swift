@@ -1,15 +1,19 @@
 import Foundation
 
-/// Enforces deadlines with a single sleeping task: a client's attempt timeouts (for
+/// Enforces deadlines with a single dispatch timer: a client's attempt timeouts (for
 /// transports that do not enforce deadlines) and ``URLSessionTransport``'s own.
 ///
 /// With ``run(timeout:onTimeout:_:)`` an attempt runs in a task of its own and registers its
 /// deadline here; when the deadline passes before the attempt ends, its task is cancelled
-/// and the attempt reports a timeout. ``schedule(at:_:)`` registers any action instead. One sleeper per client wakes only at the earliest pending deadline, so an
-/// attempt costs a lock and a heap insertion, not a timer of its own (attempts almost
-/// always end long before their deadline, and the sleeper then just goes back to sleep).
+/// and the attempt reports a timeout. ``schedule(at:_:)`` registers any action instead. One
+/// timer per scheduler is set for the earliest pending deadline, so an attempt costs a lock
+/// and a heap insertion, not a timer of its own (attempts almost always end long before
+/// their deadline, and the timer is then just set again).
 ///
-/// `@unchecked Sendable`: `heap`, `sleeper`, `wakeAt` and every entry's `state` are only
+/// The timer fires on a dispatch queue, not in a task: a deadline passes on time even
+/// while every thread of Swift's cooperative pool is busy or blocked.
+///
+/// `@unchecked Sendable`: `heap`, `timer`, `wakeAt` and every entry's `state` are only
 /// read and written while `lock` is held.
 final class DeadlineScheduler: @unchecked Sendable {
     /// One registered attempt.
@@ -33,8 +37,15 @@ final class DeadlineScheduler: @unchecked Sendable {
 
     private let lock = NSLock()
     private var heap: [Entry] = []
-    private var sleeper: Task<Void, Never>?
+    private var timer: (any DispatchSourceTimer)?
     private var wakeAt: ContinuousClock.Instant?
+
+    /// Where timers fire; shared by all schedulers, whose work there takes microseconds.
+    private static let queue = DispatchQueue(label: "Heron.DeadlineScheduler")
+
+    deinit {
+        timer?.cancel()
+    }
 
     /// Runs `operation` in its own task, cancelling it at `timeout`.
     /// - Throws: `onTimeout()` when the deadline cancelled the operation; otherwise what
@@ -93,36 +104,33 @@ final class DeadlineScheduler: @unchecked Sendable {
         lock.withLock {
             dropFinishedTop()
             push(entry)
-            if wakeAt.map({ entry.deadline < $0 }) ?? true {
-                sleeper?.cancel()
-                wakeAt = entry.deadline
-                sleeper = Task.detached { [self] in await sleep(until: entry.deadline) }
-            }
+            if wakeAt.map({ entry.deadline < $0 }) ?? true { setTimerLocked(for: entry.deadline) }
         }
         return entry
     }
 
-    /// The sleeper: waits for the earliest deadline, fires what is due, and repeats while
-    /// entries remain; a sleeper replaced by one with an earlier deadline just returns.
-    private func sleep(until first: ContinuousClock.Instant) async {
-        var next = first
-        while true {
-            do {
-                try await Task.sleep(until: next, clock: .continuous)
-            } catch {
-                return
-            }
-            let (due, following) = collectDue()
-            for entry in due { entry.cancel() }
-            guard let following else { return }
-            next = following
+    /// Sets the timer to fire at `deadline`, the earliest pending one. Call with the lock held.
+    private func setTimerLocked(for deadline: ContinuousClock.Instant) {
+        wakeAt = deadline
+        let timer: any DispatchSourceTimer
+        if let existing = self.timer {
+            timer = existing
+        } else {
+            timer = DispatchSource.makeTimerSource(queue: Self.queue)
+            timer.setEventHandler { [weak self] in self?.fire() }
+            timer.activate()
+            self.timer = timer
         }
+        // At most a year ahead: DispatchTime counts nanoseconds in 64 bits.
+        let (seconds, attoseconds) = max(.zero, deadline - .now).components
+        let nanoseconds = Int(min(seconds, 31_536_000)) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        timer.schedule(deadline: .now() + .nanoseconds(nanoseconds), leeway: .milliseconds(1))
     }
 
-    /// Removes and marks fired every pending entry past its deadline; returns them and the
-    /// next deadline to wait for, or `nil` (and forgets the sleeper) when none is left.
-    private func collectDue() -> ([Entry], ContinuousClock.Instant?) {
-        lock.withLock {
+    /// The timer fired: runs the entries past their deadline and sets the timer for the
+    /// next one, if any.
+    private func fire() {
+        let due: [Entry] = lock.withLock {
             let now = ContinuousClock.now
             var due: [Entry] = []
             while let top = heap.first, top.state != .pending || top.deadline <= now {
@@ -132,10 +140,14 @@ final class DeadlineScheduler: @unchecked Sendable {
                 }
                 popTop()
             }
-            wakeAt = heap.first?.deadline
-            if wakeAt == nil { sleeper = nil }
-            return (due, wakeAt)
+            if let next = heap.first?.deadline {
+                setTimerLocked(for: next)
+            } else {
+                wakeAt = nil
+            }
+            return due
         }
+        for entry in due { entry.cancel() }
     }
 
     private func dropFinishedTop() {
