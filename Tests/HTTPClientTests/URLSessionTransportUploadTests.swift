@@ -55,13 +55,14 @@ struct URLSessionTransportUploadTests {
         expectUploadComplete(recorder, count: data.count)
     }
 
-    @Test func fileBodyStreamsChunkedByDefault() async throws {
+    @Test func fileBodyInStreamModeGoesChunked() async throws {
         let data = Self.randomData(3_000_000)
         let file = TransportFixture.temporaryFile()
         try data.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
+        let transport = URLSessionTransport(configuration: .init(fileUploadMode: .stream))
         let recorder = ProgressRecorder()
-        let received = try await upload(try HTTPBody(fileAt: file), recorder: recorder)
+        let received = try await upload(try HTTPBody(fileAt: file), using: transport, recorder: recorder)
         #expect(received.bytes == data.count)
         #expect(received.sha256 == (try await TransportFixture.sha256(ofFile: file)))
         #expect(received.chunked == true)
@@ -69,14 +70,14 @@ struct URLSessionTransportUploadTests {
         expectUploadComplete(recorder, count: data.count)
     }
 
-    @Test func fileBodyInContentLengthModeSendsContentLength() async throws {
+    @Test func fileBodyGoesWithContentLengthByDefault() async throws {
+        #expect(URLSessionTransport.Configuration().fileUploadMode == .contentLength)
         let data = Self.randomData(1_000_000)
         let file = TransportFixture.temporaryFile()
         try data.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let transport = URLSessionTransport(configuration: .init(fileUploadMode: .contentLength))
         let recorder = ProgressRecorder()
-        let received = try await upload(try HTTPBody(fileAt: file), using: transport, recorder: recorder)
+        let received = try await upload(try HTTPBody(fileAt: file), recorder: recorder)
         #expect(received.bytes == data.count)
         #expect(received.sha256 == (try await TransportFixture.sha256(data)))
         #expect(received.chunked == false)
@@ -151,7 +152,8 @@ struct URLSessionTransportUploadTests {
         defer { try? FileManager.default.removeItem(at: file) }
         let body = try HTTPBody(fileAt: file)
         try Self.randomData(10_000).write(to: file)
-        let transport = mode == .stream ? transport : URLSessionTransport(configuration: .init(fileUploadMode: mode))
+        let transport =
+            mode == .contentLength ? transport : URLSessionTransport(configuration: .init(fileUploadMode: mode))
         let error = await #expect(throws: ClientError.self) { _ = try await upload(body, using: transport) }
         #expect(error?.code == .invalidRequest)
         #expect((error?.underlying as? HTTPCoreError)?.code == .bodyLengthMismatch)

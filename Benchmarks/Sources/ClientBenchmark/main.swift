@@ -12,6 +12,7 @@
 //     of raw for each, peak RSS (VmHWM, reset through /proc/self/clear_refs before each
 //     upload) under 64 MiB above the baseline. With HERON_FAULT_URL set (scripts/with-servers),
 //     each Heron upload also goes once to the fault server's /hash, whose SHA-256 must match.
+// HERON_BENCH_ONLY=text runs only the variants whose name contains text (for profiling).
 // Figures are medians over the rounds of per-round ratios. nginx (started here on a free
 // port) is the server; without it httpbin and the fault server stand in, far slower.
 import BenchmarkSupport
@@ -152,8 +153,7 @@ if which == "all" || which == "uploads" {
     defer { try? FileManager.default.removeItem(at: file) }
     let raw = RawURLSession()
     let client = try makeClient()
-    let contentLengthClient = try makeClient(
-        transport: URLSessionTransport(configuration: .init(fileUploadMode: .contentLength)))
+    let chunkedClient = try makeClient(transport: URLSessionTransport(configuration: .init(fileUploadMode: .stream)))
 
     func post(_ body: HTTPBody, to url: URL, with client: Client) async throws -> Data {
         try await client.send(HTTPRequest(method: .post, url: url, body: body)).body
@@ -185,11 +185,11 @@ if which == "all" || which == "uploads" {
         try await record("raw httpBodyStream") { try await raw.uploadStream(file, to: uploadURL) }
         try await record("Heron stream body") { _ = try await post(streamBody(), to: uploadURL, with: client) }
         try await record("Heron file body (chunked)") {
-            _ = try await post(try HTTPBody(fileAt: file), to: uploadURL, with: client)
+            _ = try await post(try HTTPBody(fileAt: file), to: uploadURL, with: chunkedClient)
         }
         try await record("raw uploadTask(fromFile:)") { try await raw.uploadFile(file, to: uploadURL) }
         try await record("Heron file (Content-Length)") {
-            _ = try await post(try HTTPBody(fileAt: file), to: uploadURL, with: contentLengthClient)
+            _ = try await post(try HTTPBody(fileAt: file), to: uploadURL, with: client)
         }
     }
     print("upload of \(uploadMiB) MiB, throughput in MB/s, peak RSS growth over the rounds:")
@@ -209,8 +209,8 @@ if which == "all" || which == "uploads" {
     if let fault = environment["HERON_FAULT_URL"].flatMap({ URL(string: $0 + "/hash") }) {
         let expected = try UploadFile.sha256(of: file)
         let bodies = [
-            ("stream", streamBody(), client), ("file", try HTTPBody(fileAt: file), client),
-            ("file, Content-Length", try HTTPBody(fileAt: file), contentLengthClient),
+            ("stream", streamBody(), client), ("file, chunked", try HTTPBody(fileAt: file), chunkedClient),
+            ("file, Content-Length", try HTTPBody(fileAt: file), client),
         ]
         for (name, body, sender) in bodies {
             let reply = try await post(body, to: fault, with: sender)

@@ -11,9 +11,9 @@ import FoundationNetworking
 /// server answered: it does not follow redirects (a 3xx comes back as it is), keep
 /// cookies or cache responses, so the client and its interceptors decide all of that.
 ///
-/// - Request bodies: bytes go out as one buffer with `Content-Length`; streams and files go
-///   out chunked, read in constant memory (a file may instead be uploaded with
-///   `Content-Length`: see ``Configuration/fileUploadMode``). `Content-Length` and
+/// - Request bodies: bytes go out as one buffer and files are read in constant memory, both
+///   with `Content-Length` (a file may instead go chunked: see
+///   ``Configuration/fileUploadMode``); streams go out chunked, read in constant memory. `Content-Length` and
 ///   `Transfer-Encoding` in the request's fields are replaced by the framing the body needs.
 /// - Response bodies: buffered, written to a file, or streamed, as
 ///   ``TransportOptions/responseBody`` asks.
@@ -37,9 +37,10 @@ import FoundationNetworking
 public final class URLSessionTransport: ClientTransport {
     /// How a ``URLSessionTransport`` sends file bodies.
     public enum FileUploadMode: Sendable, Hashable {
-        /// Read the file in chunks and send it chunked, without `Content-Length` (fast).
+        /// Read the file in chunks and send it chunked, without `Content-Length`.
         case stream
-        /// Send the file with `Content-Length`, for servers that refuse chunked bodies.
+        /// Send the file with `Content-Length` (the default): every server takes it, and
+        /// some refuse chunked request bodies.
         ///
         /// On Linux the file is read as in ``stream``, with libcurl told not to chunk it;
         /// elsewhere URLSession's `uploadTask(with:fromFile:)` sends it.
@@ -58,10 +59,10 @@ public final class URLSessionTransport: ClientTransport {
         /// Creates settings.
         /// - Parameters:
         ///   - maximumConnectionsPerHost: The most connections per host; 64 by default.
-        ///   - fileUploadMode: How file bodies are sent; chunked by default.
+        ///   - fileUploadMode: How file bodies are sent; with `Content-Length` by default.
         ///   - uploadChunkSize: The chunk size for reading stream and file bodies; 256 KiB by default.
         public init(
-            maximumConnectionsPerHost: Int = 64, fileUploadMode: FileUploadMode = .stream,
+            maximumConnectionsPerHost: Int = 64, fileUploadMode: FileUploadMode = .contentLength,
             uploadChunkSize: Int = 256 * 1024
         ) {
             self.maximumConnectionsPerHost = max(1, maximumConnectionsPerHost)
