@@ -2,16 +2,22 @@
 // same loopback server, in the same run.
 //
 //   apt-get install -y nginx      # once: a loopback server fast enough to measure a client
-//   scripts/with-servers swift run -c release --package-path Benchmarks ClientBenchmark [rounds] [requests|uploads|all] [MiB]
+//   scripts/with-servers swift run -c release --package-path Benchmarks ClientBenchmark \
+//       [rounds] [requests|uploads|all|overhead] [MiB]
 //
 // (1) requests/s of small GETs: Client (3 interceptors, 1 observer, the default retry
 //     stack) vs `URLSession.data(for:)`, sequential and 32 concurrent; target >= 95% of raw.
 //     Each round interleaves batches of every variant (shuffled), so load spells hit all alike.
+//     Also measured, to show where the client's cost goes: the transport alone, the client
+//     without its observer, and a bare client (no interceptors, no observer).
 // (2) a MiB-sized (default 1024) body uploaded from a stream and from a file through the
 //     Client vs raw URLSession's `httpBodyStream` and `uploadTask(fromFile:)`; target >= 90%
 //     of raw for each, peak RSS (VmHWM, reset through /proc/self/clear_refs before each
 //     upload) under 64 MiB above the baseline. With HERON_FAULT_URL set (scripts/with-servers),
 //     each Heron upload also goes once to the fault server's /hash, whose SHA-256 must match.
+// (3) `overhead` (not in `all`): microseconds per call through the client (full, and bare)
+//     over a transport that answers at once, sequentially: the client's own CPU cost, for
+//     profiling. An absolute figure, so compare runs of the same build only.
 // HERON_BENCH_ONLY=text runs only the variants whose name contains text (for profiling).
 // Figures are medians over the rounds of per-round ratios. nginx (started here on a free
 // port) is the server; without it httpbin and the fault server stand in, far slower.
@@ -110,7 +116,16 @@ if which == "all" || which == "requests" {
     var transportRequest = request
     transportRequest.headerFields = try HTTPFields(["X-Bench": "1", "Authorization": "Bearer bench-token"])
     let delegateSession = RawDelegateSession()
-    let variants: [(name: String, once: @Sendable () async throws -> Void)] = [
+    // Where the client's cost goes: without the observer, and with nothing but the client.
+    let quietClient = Client(
+        transport: URLSessionTransport(),
+        interceptors: [
+            DefaultHeaderFields(try HTTPFields(["X-Bench": "1"])), BearerAuth(token: "bench-token"),
+            ResponseValidation(),
+        ],
+        retry: .default, timeout: .seconds(600))
+    let bareClient = Client(transport: URLSessionTransport(), retry: .default, timeout: .seconds(600))
+    let allVariants: [(name: String, once: @Sendable () async throws -> Void)] = [
         ("raw data(for:)", { [raw] in try await raw.get(smallURL) }),
         ("Heron Client", { _ = try await client.send(request) }),
         (
@@ -120,7 +135,13 @@ if which == "all" || which == "requests" {
             }
         ),
         ("raw session delegate", { try await delegateSession.get(smallURL) }),
+        ("Heron Client without observer", { _ = try await quietClient.send(request) }),
+        ("Heron Client bare", { [transportRequest] in _ = try await bareClient.send(transportRequest) }),
     ]
+    // The baseline always runs: every ratio is against it.
+    let only = environment["HERON_BENCH_ONLY"]
+    let variants = allVariants.enumerated().filter { $0.offset == 0 || only.map($0.element.name.contains) ?? true }
+        .map(\.element)
     // Warm up: connections, caches, lazy initialisation.
     for variant in variants { _ = try await seconds(200, concurrency: 32, variant.once) }
 
@@ -217,6 +238,47 @@ if which == "all" || which == "uploads" {
             let json = try JSONSerialization.jsonObject(with: reply) as? [String: Any]
             let intact = json?["sha256"] as? String == expected && json?["bytes"] as? Int64 == size
             print("intact (\(name) body, fault server /hash): \(intact ? "yes" : "NO: \(json ?? [:])")")
+        }
+    }
+}
+
+// MARK: (3) the client's own cost
+
+/// Answers every request at once with the same small response. It claims to enforce
+/// deadlines, as `URLSessionTransport` does, so the client spawns no task per attempt.
+struct InstantTransport: ClientTransport {
+    let response: TransportResponse
+    var enforcesDeadline: Bool { true }
+
+    func send(_ request: HTTPRequest, options: TransportOptions) async throws -> TransportResponse { response }
+}
+
+if which == "overhead" {
+    var head = HTTPResponse(status: .ok)
+    head.headerFields = try HTTPFields(["Content-Type": "text/plain", "Content-Length": "2"])
+    let instant = InstantTransport(response: TransportResponse(head: head, body: .data(Data("ok".utf8))))
+    let client = Client(
+        transport: instant,
+        interceptors: [
+            DefaultHeaderFields(try HTTPFields(["X-Bench": "1"])), BearerAuth(token: "bench-token"),
+            ResponseValidation(),
+        ],
+        observers: [CountingObserver()], retry: .default, timeout: .seconds(600))
+    let bare = Client(transport: instant, retry: .default, timeout: .seconds(600))
+    let request = HTTPRequest(url: smallURL)
+    let calls = 200_000
+    let only = environment["HERON_BENCH_ONLY"]
+    for round in 0..<rounds {
+        for (name, subject) in [("full", client), ("bare", bare)] where only.map(name.contains) ?? true {
+            // In a task of its own: top-level code runs on the main actor, and each call
+            // would hop off it and back.
+            let perCall = try await Task.detached {
+                let start = DispatchTime.now().uptimeNanoseconds
+                for _ in 0..<calls { _ = try await subject.send(request) }
+                return Double(DispatchTime.now().uptimeNanoseconds - start) / Double(calls) / 1000
+            }.value
+            print(
+                String(format: "round %d, %@ client: %.2f µs per call over an instant transport", round, name, perCall))
         }
     }
 }

@@ -148,15 +148,15 @@ extension Client {
 
             let decision = try await decide(outcome, context: &context)
             var failure = outcome.error
-            var action: RetryAction
-            var reason: String
+            let action: RetryAction
+            let interceptorRetry: Bool
             switch decision {
             case .retry, .retryAfter:
                 var wait = Duration.zero
                 if case .retryAfter(let delay) = decision { wait = delay }
                 action = retry.permitInterceptorRetry(
                     of: base, attempt: attempt, elapsed: context.elapsed, wait: wait, state: &retryState)
-                reason = "an interceptor asked for a retry"
+                interceptorRetry = true
             case .fail(let error):
                 failure = error
                 fallthrough
@@ -164,7 +164,12 @@ extension Client {
                 action = retry.decide(
                     after: outcome, of: base, attempt: attempt, elapsed: context.elapsed,
                     retriesNonIdempotent: options.retriesNonIdempotent, state: &retryState)
-                reason = outcome.response.map { "status \($0.status)" } ?? "error \(outcome.error?.code.rawValue ?? "")"
+                interceptorRetry = false
+            }
+            // Written only when a retry is scheduled or refused, not for every finished call.
+            var reason: String {
+                if interceptorRetry { return "an interceptor asked for a retry" }
+                return outcome.response.map { "status \($0.status)" } ?? "error \(outcome.error?.code.rawValue ?? "")"
             }
 
             switch action {

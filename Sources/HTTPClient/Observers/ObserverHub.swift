@@ -44,7 +44,8 @@ final class ObserverDrain: @unchecked Sendable {
     /// Queues `events`, waking the drain if it is idle.
     func append(_ events: [ClientEvent]) {
         lock.lock()
-        pending.append(contentsOf: events)
+        // Taking the array itself, when nothing waits, spares a retain and a release per event.
+        if pending.isEmpty { pending = events } else { pending.append(contentsOf: events) }
         let waiter = self.waiter
         self.waiter = nil
         lock.unlock()

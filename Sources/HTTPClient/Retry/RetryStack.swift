@@ -128,12 +128,14 @@ public struct RetryStack: Sendable, ExpressibleByArrayLiteral, CustomStringConve
     }
 
     private func firstTrigger(for outcome: AttemptOutcome, now: Date) -> (Int, Claim)? {
-        for (index, policy) in policies.enumerated() {
-            switch (policy.rule, outcome) {
-            case (.transportErrors(let max, let codes), .failure(let error)) where codes.contains(error.code):
+        // Rule first, outcome second: matching the pair would copy the outcome per policy.
+        for index in policies.indices {
+            switch policies[index].rule {
+            case .transportErrors(let max, let codes):
+                guard case .failure(let error) = outcome, codes.contains(error.code) else { continue }
                 return (index, .retry(max: max, retryAfter: nil))
-            case (.statuses(let statuses, let max, let honor, let limit), .response(let head, _))
-            where statuses.contains(head.status.code):
+            case .statuses(let statuses, let max, let honor, let limit):
+                guard case .response(let head, _) = outcome, statuses.contains(head.status.code) else { continue }
                 guard honor, let retryAfter = RetryAfter(head.headerFields) else {
                     return (index, .retry(max: max, retryAfter: nil))
                 }
