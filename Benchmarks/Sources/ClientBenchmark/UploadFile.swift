@@ -35,6 +35,18 @@ enum UploadFile {
         return String(decoding: output.prefix(64), as: UTF8.self)
     }
 
+    /// User plus system CPU seconds this process has used so far.
+    static func cpuSeconds() -> Double {
+        var usage = rusage()
+        #if canImport(Glibc)
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        #endif
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    }
+
     /// Resets the peak RSS (VmHWM) to the current RSS and returns it, in bytes.
     static func resetPeakRSS() -> Int64 {
         try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)

@@ -184,25 +184,33 @@ if which == "all" || which == "uploads" {
         HTTPBody(length: .known(size), iterationBehavior: .single) { UploadFile.Chunks(url: file) }
     }
 
-    /// Seconds and peak RSS growth of one upload.
-    func measure(_ work: () async throws -> Void) async throws -> (seconds: Double, rss: Int64) {
+    /// Seconds, CPU seconds of this process and peak RSS growth of one upload.
+    func measure(_ work: () async throws -> Void) async throws -> (seconds: Double, cpu: Double, rss: Int64) {
         let baseline = UploadFile.resetPeakRSS()
+        let cpuStart = UploadFile.cpuSeconds()
         let start = DispatchTime.now().uptimeNanoseconds
         try await work()
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        return (seconds, Measure.peakRSS() - baseline)
+        return (seconds, UploadFile.cpuSeconds() - cpuStart, Measure.peakRSS() - baseline)
     }
 
     var samples: [String: [Double]] = [:]
+    var cpuPerGiB: [String: [Double]] = [:]
     var peaks: [String: Int64] = [:]
     func record(_ name: String, _ work: () async throws -> Void) async throws {
         if let only = environment["HERON_BENCH_ONLY"], !name.contains(only) { return }
-        let (seconds, rss) = try await measure(work)
+        let (seconds, cpu, rss) = try await measure(work)
         samples[name, default: []].append(Double(size) / seconds / 1e6)
+        cpuPerGiB[name, default: []].append(cpu / (Double(size) / Double(1 << 30)))
         peaks[name] = max(peaks[name] ?? 0, rss)
     }
 
     for _ in 0..<rounds {
+        // Not an upload: what the stream body's source (the file read in 256 KiB `Data`
+        // chunks, as an application's sequence would) costs by itself.
+        try await record("stream source alone") {
+            for try await chunk in UploadFile.Chunks(url: file) { _ = chunk.count }
+        }
         try await record("raw httpBodyStream") { try await raw.uploadStream(file, to: uploadURL) }
         try await record("Heron stream body") { _ = try await post(streamBody(), to: uploadURL, with: client) }
         try await record("Heron file body (chunked)") {
@@ -222,6 +230,14 @@ if which == "all" || which == "uploads" {
         print(
             ratioLine("\(heron) / \(baseline)", heron: samples[heron] ?? [], raw: samples[baseline] ?? [], unit: "MB/s")
         )
+    }
+    // The machine's speed drifts; CPU time per GiB (this process: user + system) drifts less.
+    for (name, cpu) in cpuPerGiB.sorted(by: { $0.key < $1.key }) {
+        let rounds = cpu.map { String(format: "%.2f", $0) }.joined(separator: " ")
+        print(
+            String(
+                format: "CPU s per GiB %-28@ %5.2f (per round: %@)", name as NSString, Measure.median(cpu),
+                rounds as NSString))
     }
     for (name, peak) in peaks.sorted(by: { $0.key < $1.key }) {
         print(String(format: "peak RSS growth %-28@ %6.1f MiB", name as NSString, Double(peak) / 1_048_576))
