@@ -12,9 +12,10 @@ import FoundationNetworking
 /// cookies or cache responses, so the client and its interceptors decide all of that.
 ///
 /// - Request bodies: bytes go out as one buffer and files are read in constant memory, both
-///   with `Content-Length` (a file may instead go chunked: see
-///   ``Configuration/fileUploadMode``); streams go out chunked, read in constant memory. `Content-Length` and
-///   `Transfer-Encoding` in the request's fields are replaced by the framing the body needs.
+///   with `Content-Length` (a file may go chunked instead: see
+///   ``Configuration/fileUploadMode``); streams go out chunked, read in constant memory.
+///   `Content-Length` and `Transfer-Encoding` in the request's fields are replaced by the
+///   framing the body needs.
 /// - Response bodies: buffered, written to a file, or streamed, as
 ///   ``TransportOptions/responseBody`` asks.
 /// - Cancelling the task that awaits ``send(_:options:)`` cancels the network request and
