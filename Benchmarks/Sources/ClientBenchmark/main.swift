@@ -15,7 +15,8 @@
 //     of raw for each, peak RSS (VmHWM, reset through /proc/self/clear_refs before each
 //     upload) under 64 MiB above the baseline. With HERON_FAULT_URL set (scripts/with-servers),
 //     each Heron upload also goes once to the fault server's /hash, whose SHA-256 must match.
-// (3) `overhead` (not in `all`): microseconds per call through the client (full, and bare)
+// (3) `overhead` (not in `all`): microseconds per call through the client (full, without
+//     its observer, bare)
 //     over a transport that answers at once, sequentially: the client's own CPU cost, for
 //     profiling. An absolute figure, so compare runs of the same build only.
 // HERON_BENCH_ONLY=text runs only the variants whose name contains text (for profiling).
@@ -280,12 +281,20 @@ if which == "overhead" {
             ResponseValidation(),
         ],
         observers: [CountingObserver()], retry: .default, timeout: .seconds(600))
+    let quiet = Client(
+        transport: instant,
+        interceptors: [
+            DefaultHeaderFields(try HTTPFields(["X-Bench": "1"])), BearerAuth(token: "bench-token"),
+            ResponseValidation(),
+        ],
+        retry: .default, timeout: .seconds(600))
     let bare = Client(transport: instant, retry: .default, timeout: .seconds(600))
     let request = HTTPRequest(url: smallURL)
     let calls = 200_000
     let only = environment["HERON_BENCH_ONLY"]
     for round in 0..<rounds {
-        for (name, subject) in [("full", client), ("bare", bare)] where only.map(name.contains) ?? true {
+        let subjects = [("full", client), ("without observer", quiet), ("bare", bare)]
+        for (name, subject) in subjects where only.map(name.contains) ?? true {
             // In a task of its own: top-level code runs on the main actor, and each call
             // would hop off it and back.
             let perCall = try await Task.detached {
