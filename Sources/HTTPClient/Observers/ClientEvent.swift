@@ -4,6 +4,9 @@ import HTTPCore
 /// One step of one request, as observers see it.
 public struct ClientEvent: Sendable, CustomStringConvertible {
     /// What happened.
+    ///
+    /// The two cases that carry a ``ClientError`` are stored out of line, so every event
+    /// stays small to copy (about 120 bytes rather than 250) on its way to the observers.
     public enum Kind: Sendable {
         /// The interceptors prepared the request for an attempt.
         case prepared(HTTPRequest, attempt: Int)
@@ -14,11 +17,11 @@ public struct ClientEvent: Sendable, CustomStringConvertible {
         /// The final response of an attempt arrived (after redirects).
         case responseReceived(HTTPResponse, attempt: Int)
         /// The attempt failed without a response.
-        case transportError(ClientError, attempt: Int)
+        indirect case transportError(ClientError, attempt: Int)
         /// Another attempt will start after `delay`.
         case retryScheduled(attempt: Int, delay: Duration, reason: String)
         /// The call ended, with the final status (or the error) and the call's metrics.
-        case finished(status: HTTPStatus?, error: ClientError?, metrics: ClientMetrics)
+        indirect case finished(status: HTTPStatus?, error: ClientError?, metrics: ClientMetrics)
     }
 
     /// A number identifying the call, the same for all its events and unique per client.
