@@ -84,8 +84,9 @@ final class DeadlineScheduler: @unchecked Sendable {
         #endif
     }
 
-    /// Calls `onDeadline` (once, from the scheduler's task) when `deadline` passes before
-    /// ``finish(_:)`` is called with the entry returned.
+    /// Calls `onDeadline` once when `deadline` passes before ``finish(_:)`` is called with
+    /// the entry returned. It runs on the timer's queue, which every scheduler shares: it
+    /// must return at once (resume, cancel, hand over), as task cancellation handlers must.
     func schedule(at deadline: ContinuousClock.Instant, _ onDeadline: @escaping @Sendable () -> Void) -> Entry {
         register(Entry(deadline: deadline, cancel: onDeadline))
     }
