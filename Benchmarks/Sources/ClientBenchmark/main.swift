@@ -302,8 +302,19 @@ if which == "overhead" {
                 for _ in 0..<calls { _ = try await subject.send(request) }
                 return Double(DispatchTime.now().uptimeNanoseconds - start) / Double(calls) / 1000
             }.value
+            // The same calls 32 at a time: what the client costs when its calls overlap.
+            let start = DispatchTime.now().uptimeNanoseconds
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<32 {
+                    group.addTask { for _ in 0..<(calls / 32) { _ = try await subject.send(request) } }
+                }
+                try await group.waitForAll()
+            }
+            let perConcurrentCall = Double(DispatchTime.now().uptimeNanoseconds - start) / Double(calls) / 1000
             print(
-                String(format: "round %d, %@ client: %.2f µs per call over an instant transport", round, name, perCall))
+                String(
+                    format: "round %d, %@ client: %.2f µs per call over an instant transport, %.2f at 32 concurrent",
+                    round, name, perCall, perConcurrentCall))
         }
     }
 }
