@@ -2,7 +2,7 @@
 ///
 /// Each observer gets its own unbounded queue of events, drained by its own task, so a
 /// slow observer never delays a request (it only falls behind). Under load a drain
-/// delivers what gathered over about 10 ms at once, to wake its task less often. Events
+/// delivers what gathered over about 50 ms at once, to wake its task less often. Events
 /// of one request arrive in the order they happened; events of concurrent requests
 /// interleave. Events already queued when the client is released are still delivered.
 ///

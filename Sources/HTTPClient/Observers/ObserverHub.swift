@@ -9,7 +9,7 @@ import Foundation
 /// batch. An idle drain is woken by the first batch at once.
 final class ObserverHub: Sendable {
     /// How long a drain lets events gather after delivering some.
-    static let coalescingInterval = Duration.milliseconds(10)
+    static let coalescingInterval = Duration.milliseconds(50)
 
     private let drains: [ObserverDrain]
 
