@@ -64,14 +64,19 @@ final class CountingObserver: ClientObserver, @unchecked Sendable {
     }
 }
 
-func makeClient(transport: URLSessionTransport = URLSessionTransport()) throws -> Client {
+/// The benchmarked client: 3 interceptors, 1 observer, the default retry stack. Without
+/// `interceptors` or `observer`, the same client less those, to show what each costs.
+func makeClient(
+    transport: any ClientTransport = URLSessionTransport(), interceptors: Bool = true, observer: Bool = true
+) throws -> Client {
     Client(
         transport: transport,
-        interceptors: [
-            DefaultHeaderFields(try HTTPFields(["X-Bench": "1"])), BearerAuth(token: "bench-token"),
-            ResponseValidation(),
-        ],
-        observers: [CountingObserver()], retry: .default, timeout: .seconds(600))
+        interceptors: interceptors
+            ? [
+                DefaultHeaderFields(try HTTPFields(["X-Bench": "1"])), BearerAuth(token: "bench-token"),
+                ResponseValidation(),
+            ] : [],
+        observers: observer ? [CountingObserver()] : [], retry: .default, timeout: .seconds(600))
 }
 
 func ratioLine(
@@ -118,14 +123,8 @@ if which == "all" || which == "requests" {
     transportRequest.headerFields = try HTTPFields(["X-Bench": "1", "Authorization": "Bearer bench-token"])
     let delegateSession = RawDelegateSession()
     // Where the client's cost goes: without the observer, and with nothing but the client.
-    let quietClient = Client(
-        transport: URLSessionTransport(),
-        interceptors: [
-            DefaultHeaderFields(try HTTPFields(["X-Bench": "1"])), BearerAuth(token: "bench-token"),
-            ResponseValidation(),
-        ],
-        retry: .default, timeout: .seconds(600))
-    let bareClient = Client(transport: URLSessionTransport(), retry: .default, timeout: .seconds(600))
+    let quietClient = try makeClient(observer: false)
+    let bareClient = try makeClient(interceptors: false, observer: false)
     let allVariants: [(name: String, once: @Sendable () async throws -> Void)] = [
         ("raw data(for:)", { [raw] in try await raw.get(smallURL) }),
         ("Heron Client", { _ = try await client.send(request) }),
@@ -274,21 +273,9 @@ if which == "overhead" {
     var head = HTTPResponse(status: .ok)
     head.headerFields = try HTTPFields(["Content-Type": "text/plain", "Content-Length": "2"])
     let instant = InstantTransport(response: TransportResponse(head: head, body: .data(Data("ok".utf8))))
-    let client = Client(
-        transport: instant,
-        interceptors: [
-            DefaultHeaderFields(try HTTPFields(["X-Bench": "1"])), BearerAuth(token: "bench-token"),
-            ResponseValidation(),
-        ],
-        observers: [CountingObserver()], retry: .default, timeout: .seconds(600))
-    let quiet = Client(
-        transport: instant,
-        interceptors: [
-            DefaultHeaderFields(try HTTPFields(["X-Bench": "1"])), BearerAuth(token: "bench-token"),
-            ResponseValidation(),
-        ],
-        retry: .default, timeout: .seconds(600))
-    let bare = Client(transport: instant, retry: .default, timeout: .seconds(600))
+    let client = try makeClient(transport: instant)
+    let quiet = try makeClient(transport: instant, observer: false)
+    let bare = try makeClient(transport: instant, interceptors: false, observer: false)
     let request = HTTPRequest(url: smallURL)
     let calls = 200_000
     let only = environment["HERON_BENCH_ONLY"]

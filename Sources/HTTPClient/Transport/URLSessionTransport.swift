@@ -248,21 +248,23 @@ public final class URLSessionTransport: ClientTransport {
         case .file(let url) where configuration.fileUploadMode == .contentLength:
             #if canImport(FoundationNetworking)
             if case .known(let size) = body.length {
-                let source = URLSessionFileBodyReader(url: url, size: size) { [weak transfer] error in
-                    transfer?.bodyFailed(error)
-                }
-                transfer.attach(source)
-                urlRequest.httpBodyStream = source.makeInputStream()
                 Self.frameWithContentLength(&urlRequest, size: size)
-                return session.dataTask(with: urlRequest)
+                return streamedTask(for: body, urlRequest: &urlRequest, transfer: transfer)
             }
             #endif
             return session.uploadTask(with: urlRequest, fromFile: url)
         case .file, .stream:
-            let source = makeBodySource(for: body) { [weak transfer] error in transfer?.bodyFailed(error) }
-            transfer.attach(source)
-            urlRequest.httpBodyStream = source.makeInputStream()
-            return session.dataTask(with: urlRequest)
+            return streamedTask(for: body, urlRequest: &urlRequest, transfer: transfer)
         }
+    }
+
+    /// A data task that reads `body` through a body source the transfer keeps.
+    private func streamedTask(
+        for body: HTTPBody, urlRequest: inout URLRequest, transfer: URLSessionTransfer
+    ) -> URLSessionTask {
+        let source = makeBodySource(for: body) { [weak transfer] error in transfer?.bodyFailed(error) }
+        transfer.attach(source)
+        urlRequest.httpBodyStream = source.makeInputStream()
+        return session.dataTask(with: urlRequest)
     }
 }
