@@ -22,7 +22,7 @@ extension HTTPBody {
             private enum State {
                 case data(Data, offset: Int)
                 case file(URL, size: Int64, reader: FileChunkReader?)
-                case stream(ChunkProducer, next: (() async throws -> Data?)?)
+                case stream(ChunkProducer, next: ChunkProducer.Next?)
                 case finished
             }
 
@@ -80,7 +80,7 @@ extension HTTPBody {
                     while true {
                         let pulled: Data?
                         do {
-                            pulled = try await pull()
+                            pulled = try await pull(chunkSize)
                         } catch {
                             state = .finished
                             throw error

@@ -117,7 +117,7 @@ public struct HTTPBody: Sendable {
         self.storage = .stream(
             ChunkProducer(single: iterationBehavior == .single) {
                 var iterator = makeSequence().makeAsyncIterator()
-                return { try await iterator.next() }
+                return { _ in try await iterator.next() }
             })
         self.length = length
         self.iterationBehavior = iterationBehavior
@@ -190,24 +190,37 @@ extension HTTPBody.IterationBehavior: CustomStringConvertible {
 ///
 /// `@unchecked Sendable`: the only mutable state, `consumed`, is read and written under `lock`.
 final class ChunkProducer: @unchecked Sendable {
+    /// Reads the next chunk of at most the given size (a hint sequences may ignore), `nil` at the end.
+    typealias Next = (Int) async throws -> Data?
+
     private let single: Bool
-    private let make: @Sendable () -> () async throws -> Data?
+    private let make: @Sendable () -> Next
+    /// Makes the `InputStream` of a body made from streams, which transports may read directly.
+    let makeInputStream: (@Sendable () throws -> InputStream)?
     private let lock = NSLock()
     private var consumed = false
 
-    init(single: Bool, make: @escaping @Sendable () -> () async throws -> Data?) {
+    init(
+        single: Bool, makeInputStream: (@Sendable () throws -> InputStream)? = nil,
+        make: @escaping @Sendable () -> Next
+    ) {
         self.single = single
+        self.makeInputStream = makeInputStream
         self.make = make
     }
 
     /// A fresh `next` function, or `nil` when a single-use stream was already taken.
-    func take() -> (() async throws -> Data?)? {
-        if single {
-            lock.lock()
-            defer { lock.unlock() }
-            if consumed { return nil }
-            consumed = true
-        }
-        return make()
+    func take() -> Next? {
+        claim() ? make() : nil
+    }
+
+    /// Counts one read of the body: `false` when a single-use body was already read.
+    func claim() -> Bool {
+        guard single else { return true }
+        lock.lock()
+        defer { lock.unlock() }
+        if consumed { return false }
+        consumed = true
+        return true
     }
 }

@@ -41,6 +41,8 @@ public struct HTTPCoreError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let bodyAlreadyConsumed = Code("bodyAlreadyConsumed")
         /// A body stream that ended before or went past its declared length.
         public static let bodyLengthMismatch = Code("bodyLengthMismatch")
+        /// A body `InputStream` that could not be made, opened or read.
+        public static let unreadableStream = Code("unreadableStream")
 
         /// The identifier, for messages.
         public var description: String { rawValue }

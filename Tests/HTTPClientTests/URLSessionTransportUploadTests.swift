@@ -179,6 +179,70 @@ struct URLSessionTransportUploadTests {
         #expect(released == nil, "the body of a finished upload is still held")
     }
 
+    @Test func inputStreamBodyArrivesIntactChunkedWithProgressAgainstItsLength() async throws {
+        let data = Self.randomData(3_000_000)
+        let file = TransportFixture.temporaryFile()
+        try data.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let body = HTTPBody(length: .known(Int64(data.count)), iterationBehavior: .multiple) {
+            guard let stream = InputStream(url: file) else { throw CocoaError(.fileReadNoSuchFile) }
+            return stream
+        }
+        let recorder = ProgressRecorder()
+        let received = try await upload(body, recorder: recorder)
+        #expect(received.bytes == data.count)
+        #expect(received.sha256 == (try await TransportFixture.sha256(data)))
+        #expect(received.chunked == true)
+        #expect(received.contentLength == nil)
+        expectUploadComplete(recorder, count: data.count)
+        // A multiple-use body goes again, from a new stream.
+        #expect(try await upload(body).sha256 == received.sha256)
+    }
+
+    /// URLSession on Linux ends a body at the first `hasBytesAvailable == false`: a pipe
+    /// that is empty for a while must still go out whole.
+    @Test func inputStreamFromASlowPipeIsSentWhole() async throws {
+        let pipe = Pipe()
+        let path = "/dev/fd/\(pipe.fileHandleForReading.fileDescriptor)"
+        let body = HTTPBody(length: .unknown, iterationBehavior: .single) {
+            guard let stream = InputStream(fileAtPath: path) else { throw CocoaError(.fileReadNoSuchFile) }
+            return stream
+        }
+        let writer = pipe.fileHandleForWriting
+        let thread = Thread {
+            for index in 0..<8 {
+                Thread.sleep(forTimeInterval: 0.04)
+                writer.write(Data(repeating: UInt8(index), count: 5000))
+            }
+            try? writer.close()
+        }
+        thread.start()
+        let received = try await upload(body)
+        #expect(received.bytes == 40_000)
+        #expect(received.chunked == true)
+    }
+
+    @Test func inputStreamShorterThanItsDeclaredLengthIsNotSentAsComplete() async throws {
+        let body = HTTPBody(length: .known(5000), iterationBehavior: .single) {
+            InputStream(data: Data(repeating: 7, count: 1000))
+        }
+        let error = await #expect(throws: ClientError.self) { _ = try await upload(body) }
+        #expect(error?.code == .invalidRequest)
+        #expect((error?.underlying as? HTTPCoreError)?.code == .bodyLengthMismatch)
+    }
+
+    @Test func inputStreamThatCannotBeMadeIsInvalidRequestWithItsError() async throws {
+        struct Refused: Error {}
+        let body = HTTPBody(length: .unknown, iterationBehavior: .single) { () throws -> InputStream in
+            throw Refused()
+        }
+        let error = await #expect(throws: ClientError.self) { _ = try await upload(body) }
+        #expect(error?.code == .invalidRequest)
+        let underlying = error?.underlying as? HTTPCoreError
+        #expect(underlying?.code == .unreadableStream)
+        #expect(underlying?.reason.contains("Refused") == true)
+    }
+
     @Test func missingFileIsInvalidRequestNamingIt() async throws {
         let file = TransportFixture.temporaryFile()
         try Data("abc".utf8).write(to: file)

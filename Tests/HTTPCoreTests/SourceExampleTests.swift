@@ -25,6 +25,24 @@ struct SourceExampleTests {
         #expect(count >= 12)
     }
 
+    @Test("HTTPBody from input streams")
+    func httpBodyFromInputStreams() async throws {
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("heron-stream.bin")
+        try Data(repeating: 7, count: 100_000).write(to: file)
+        let body = HTTPBody(length: .known(100_000), iterationBehavior: .multiple) {
+            guard let stream = InputStream(url: file) else { throw CocoaError(.fileReadNoSuchFile) }
+            return stream
+        }
+        let bytes = try await body.collect(upTo: 1 << 20)
+        print(body.makesInputStreams, bytes.count)  // true 100000
+
+        try? FileManager.default.removeItem(at: file)
+        #expect(printed == ["true 100000"])
+    }
+
     @Test("HTTPMethod")
     func httpMethod() throws {
         var printed: [String] = []

@@ -184,6 +184,14 @@ if which == "all" || which == "uploads" {
         HTTPBody(length: .known(size), iterationBehavior: .single) { UploadFile.Chunks(url: file) }
     }
 
+    /// The same file as the raw baseline's `httpBodyStream` reads it: an `InputStream`.
+    func inputStreamBody() -> HTTPBody {
+        HTTPBody(length: .known(size), iterationBehavior: .multiple) {
+            guard let stream = InputStream(url: file) else { throw CocoaError(.fileReadNoSuchFile) }
+            return stream
+        }
+    }
+
     /// Seconds, CPU seconds of this process and peak RSS growth of one upload.
     func measure(_ work: () async throws -> Void) async throws -> (seconds: Double, cpu: Double, rss: Int64) {
         let baseline = UploadFile.resetPeakRSS()
@@ -213,6 +221,9 @@ if which == "all" || which == "uploads" {
         }
         try await record("raw httpBodyStream") { try await raw.uploadStream(file, to: uploadURL) }
         try await record("Heron stream body") { _ = try await post(streamBody(), to: uploadURL, with: client) }
+        try await record("Heron InputStream body") {
+            _ = try await post(inputStreamBody(), to: uploadURL, with: client)
+        }
         try await record("Heron file body (chunked)") {
             _ = try await post(try HTTPBody(fileAt: file), to: uploadURL, with: chunkedClient)
         }
@@ -223,7 +234,8 @@ if which == "all" || which == "uploads" {
     }
     print("upload of \(uploadMiB) MiB, throughput in MB/s, peak RSS growth over the rounds:")
     let pairs = [
-        ("Heron stream body", "raw httpBodyStream"), ("Heron file body (chunked)", "raw uploadTask(fromFile:)"),
+        ("Heron stream body", "raw httpBodyStream"), ("Heron InputStream body", "raw httpBodyStream"),
+        ("Heron file body (chunked)", "raw uploadTask(fromFile:)"),
         ("Heron file (Content-Length)", "raw uploadTask(fromFile:)"),
     ]
     for (heron, baseline) in pairs {
@@ -246,7 +258,8 @@ if which == "all" || which == "uploads" {
     if let fault = environment["HERON_FAULT_URL"].flatMap({ URL(string: $0 + "/hash") }) {
         let expected = try UploadFile.sha256(of: file)
         let bodies = [
-            ("stream", streamBody(), client), ("file, chunked", try HTTPBody(fileAt: file), chunkedClient),
+            ("stream", streamBody(), client), ("InputStream", inputStreamBody(), client),
+            ("file, chunked", try HTTPBody(fileAt: file), chunkedClient),
             ("file, Content-Length", try HTTPBody(fileAt: file), client),
         ]
         for (name, body, sender) in bodies {

@@ -80,9 +80,9 @@ final class URLSessionBodyPump: URLSessionBodySource, @unchecked Sendable {
             condition.unlock()
         }
 
-        /// Counts a new pump, first waiting for calls on callers' threads to end (they
+        /// Counts a new pump (or a reader that may wait like one), first waiting for calls on callers' threads to end (they
         /// take microseconds, and no pump is alive to hold them up).
-        fileprivate func pumpCreated() {
+        func pumpCreated() {
             condition.lock()
             waiting += 1
             while inline > 0 { condition.wait() }
@@ -91,7 +91,7 @@ final class URLSessionBodyPump: URLSessionBodySource, @unchecked Sendable {
             condition.unlock()
         }
 
-        fileprivate func pumpClosed() {
+        func pumpClosed() {
             condition.lock()
             live -= 1
             condition.unlock()

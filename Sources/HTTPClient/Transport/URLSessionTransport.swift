@@ -194,13 +194,15 @@ public final class URLSessionTransport: ClientTransport {
     }
 
     /// What URLSession reads a file or stream body from: the file directly when its size
-    /// is known, else a pump from the body's chunks.
+    /// is known, the body's own `InputStream` when it is made from streams, else a pump
+    /// from the body's chunks.
     func makeBodySource(
         for body: HTTPBody, onFailure: @escaping @Sendable (any Error) -> Void
     ) -> any URLSessionBodySource {
         if case .file(let url) = body.source, case .known(let size) = body.length {
             return URLSessionFileBodyReader(url: url, size: size, onFailure: onFailure)
         }
+        if body.makesInputStreams { return URLSessionInputStreamReader(body: body, onFailure: onFailure) }
         return URLSessionBodyPump(body: body, chunkSize: configuration.uploadChunkSize, onFailure: onFailure)
     }
 
