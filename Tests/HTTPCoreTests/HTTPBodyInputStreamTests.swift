@@ -18,12 +18,9 @@ struct HTTPBodyInputStreamTests {
     struct Refused: Error {}
 
     /// A body over `data`, one new `InputStream(data:)` per read.
-    private func body(
-        _ data: Data, length: HTTPBody.Length, _ behavior: HTTPBody.IterationBehavior = .multiple
-    )
-        -> HTTPBody
+    private func body(_ data: Data, length: HTTPBody.Length, _ use: HTTPBody.IterationBehavior = .multiple) -> HTTPBody
     {
-        HTTPBody(length: length, iterationBehavior: behavior) { InputStream(data: data) }
+        HTTPBody(length: length, iterationBehavior: use) { InputStream(data: data) }
     }
 
     @Test("chunks equal the stream's bytes, in chunks of at most the size asked", arguments: [1, 1000, 65_536])
