@@ -25,6 +25,24 @@ struct DeadlineSchedulerTests {
         #expect(clock.now - start < .seconds(20))
     }
 
+    @Test("a finished entry lets go of its action at once, though it still waits in the heap")
+    func finishedEntryReleasesItsAction() {
+        final class Marker: Sendable {
+            func touch() {}
+        }
+        let scheduler = DeadlineScheduler()
+        weak var released: Marker?
+        let entry: DeadlineScheduler.Entry
+        do {
+            let marker = Marker()
+            released = marker
+            entry = scheduler.schedule(at: .now + .seconds(600)) { marker.touch() }
+        }
+        #expect(released != nil, "a pending entry keeps what its action captured")
+        #expect(scheduler.finish(entry) == false)
+        #expect(released == nil, "the action of a finished entry is still held")
+    }
+
     @Test("a deadline passes on time while every thread of the cooperative pool is blocked")
     func firesWhileThePoolIsBlocked() async throws {
         let scheduler = DeadlineScheduler()

@@ -8,8 +8,9 @@
 // (1) requests/s of small GETs: Client (3 interceptors, 1 observer, the default retry
 //     stack) vs `URLSession.data(for:)`, sequential and 32 concurrent; target >= 95% of raw.
 //     Each round interleaves batches of every variant (shuffled), so load spells hit all alike.
-//     Also measured, to show where the client's cost goes: the transport alone, the client
-//     without its observer, and a bare client (no interceptors, no observer).
+//     Also measured, to show where the client's cost goes: the transport alone, the transport
+//     given the idle timeout and deadline the client passes, the client without its
+//     observer, and a bare client (no interceptors, no observer).
 // (2) a MiB-sized (default 1024) body uploaded from a stream and from a file through the
 //     Client vs raw URLSession's `httpBodyStream` and `uploadTask(fromFile:)`; target >= 90%
 //     of raw for each, peak RSS (VmHWM, reset through /proc/self/clear_refs before each
@@ -135,6 +136,14 @@ if which == "all" || which == "requests" {
             }
         ),
         ("raw session delegate", { try await delegateSession.get(smallURL) }),
+        (
+            "Heron transport with deadline",
+            { [transportRequest] in
+                var options = TransportOptions(idleTimeout: .seconds(600))
+                options.deadline = .now + .seconds(600)
+                _ = try await transport.send(transportRequest, options: options)
+            }
+        ),
         ("Heron Client without observer", { _ = try await quietClient.send(request) }),
         ("Heron Client bare", { [transportRequest] in _ = try await bareClient.send(transportRequest) }),
     ]

@@ -25,7 +25,10 @@ final class DeadlineScheduler: @unchecked Sendable {
         }
 
         let deadline: ContinuousClock.Instant
-        let cancel: @Sendable () -> Void
+        /// The action; dropped once the entry is finished or fired, so a finished entry
+        /// that waits in the heap holds nothing the action captured. Guarded by the
+        /// scheduler's lock.
+        var cancel: (@Sendable () -> Void)?
         // Guarded by the scheduler's lock.
         var state = State.pending
 
@@ -85,7 +88,7 @@ final class DeadlineScheduler: @unchecked Sendable {
     }
 
     /// Calls `onDeadline` once when `deadline` passes before ``finish(_:)`` is called with
-    /// the entry returned. It runs on the timer's queue, which every scheduler shares: it
+    /// the entry returned; ``finish(_:)`` releases `onDeadline`, so it may capture strongly. It runs on the timer's queue, which every scheduler shares: it
     /// must return at once (resume, cancel, hand over), as task cancellation handlers must.
     func schedule(at deadline: ContinuousClock.Instant, _ onDeadline: @escaping @Sendable () -> Void) -> Entry {
         register(Entry(deadline: deadline, cancel: onDeadline))
@@ -97,6 +100,7 @@ final class DeadlineScheduler: @unchecked Sendable {
         lock.withLock {
             if entry.state == .fired { return true }
             entry.state = .finished
+            entry.cancel = nil
             return false
         }
     }
@@ -131,13 +135,14 @@ final class DeadlineScheduler: @unchecked Sendable {
     /// The timer fired: runs the entries past their deadline and sets the timer for the
     /// next one, if any.
     private func fire() {
-        let due: [Entry] = lock.withLock {
+        let due: [@Sendable () -> Void] = lock.withLock {
             let now = ContinuousClock.now
-            var due: [Entry] = []
+            var due: [@Sendable () -> Void] = []
             while let top = heap.first, top.state != .pending || top.deadline <= now {
                 if top.state == .pending {
                     top.state = .fired
-                    due.append(top)
+                    if let cancel = top.cancel { due.append(cancel) }
+                    top.cancel = nil
                 }
                 popTop()
             }
@@ -148,7 +153,7 @@ final class DeadlineScheduler: @unchecked Sendable {
             }
             return due
         }
-        for entry in due { entry.cancel() }
+        for cancel in due { cancel() }
     }
 
     private func dropFinishedTop() {

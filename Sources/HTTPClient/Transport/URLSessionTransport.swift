@@ -144,9 +144,9 @@ public final class URLSessionTransport: ClientTransport {
         let transfer = URLSessionTransfer(request: request, options: options)
         let deadline = options.deadline.map { deadline in
             let allowed = deadline - .now
-            // Weakly: a finished entry may wait in the scheduler's heap for a while.
-            return deadlines.schedule(at: deadline) { [weak transfer] in
-                guard let transfer else { return }
+            // Strongly (a weak reference would move every retain of the transfer to a slower
+            // path): `finish` below releases the action, even while its entry waits in the heap.
+            return deadlines.schedule(at: deadline) {
                 transfer.timeOut(with: Self.timeoutError(for: transfer.request, allowed: allowed))
             }
         }
