@@ -222,6 +222,29 @@ struct URLSessionTransportUploadTests {
         #expect(received.chunked == true)
     }
 
+    /// A stalled pipe blocks its `read`, which nothing can interrupt; the call still ends
+    /// at once when cancelled, and the upload is abandoned when the `read` returns.
+    @Test func cancellingAnUploadFromAStalledPipeReturnsAtOnce() async throws {
+        let pipe = Pipe()
+        let path = "/dev/fd/\(pipe.fileHandleForReading.fileDescriptor)"
+        let body = HTTPBody(length: .unknown, iterationBehavior: .single) {
+            guard let stream = InputStream(fileAtPath: path) else { throw CocoaError(.fileReadNoSuchFile) }
+            return stream
+        }
+        pipe.fileHandleForWriting.write(Data(repeating: 1, count: 1000))
+        let call = Task { try await upload(body) }
+        try await Task.sleep(for: .milliseconds(300))
+        let clock = ContinuousClock()
+        let cancelledAt = clock.now
+        call.cancel()
+        await #expect(throws: CancellationError.self) { _ = try await call.value }
+        #expect(clock.now - cancelledAt < .seconds(2))
+        // Ends the blocked read, freeing URLSession's work queue for the other tests.
+        try pipe.fileHandleForWriting.close()
+        let after = try await upload(HTTPBody("after"))
+        #expect(after.bytes == 5)
+    }
+
     @Test func inputStreamShorterThanItsDeclaredLengthIsNotSentAsComplete() async throws {
         let body = HTTPBody(length: .known(5000), iterationBehavior: .single) {
             InputStream(data: Data(repeating: 7, count: 1000))
