@@ -47,10 +47,19 @@ public struct HTTPField: Hashable, Sendable, CustomStringConvertible {
         .authorization, .proxyAuthorization, .cookie, .setCookie,
     ]
 
+    /// Whether `byte` may not appear in a field value: a control character other than HTAB,
+    /// or DEL (RFC 9110 §5.5).
+    @inline(__always)
+    static func isForbiddenInValue(_ byte: UInt8) -> Bool { (byte < 0x20 && byte != 0x09) || byte == 0x7F }
+
     /// Checks and trims a field value.
     static func validatedValue(_ value: String, for name: HTTPFieldName) throws(HTTPCoreError) -> String {
         let bytes = value.utf8
-        for (offset, byte) in bytes.enumerated() where (byte < 0x20 && byte != 0x09) || byte == 0x7F {
+        // The common case, a clean value, in one pass over contiguous bytes.
+        let clean =
+            bytes.withContiguousStorageIfAvailable { !$0.contains(where: isForbiddenInValue) }
+            ?? !bytes.contains(where: isForbiddenInValue)
+        for (offset, byte) in bytes.enumerated() where !clean && isForbiddenInValue(byte) {
             let what: String
             switch byte {
             case 0x0D: what = "CR (0x0D)"

@@ -19,6 +19,11 @@ enum HTTPToken {
     /// Returns `nil` when `string` is a non-empty token, otherwise the reason it is not.
     static func problem(in string: String) -> String? {
         if string.isEmpty { return "is empty" }
+        // The common case, a valid token, in one pass over contiguous bytes.
+        let valid =
+            string.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(isTokenByte) }
+            ?? string.utf8.allSatisfy(isTokenByte)
+        if valid { return nil }
         for (offset, byte) in string.utf8.enumerated() where !isTokenByte(byte) {
             return "byte \(hex(byte)) at offset \(offset) is not a token character"
                 + " (RFC 9110 §5.6.2)"
@@ -34,12 +39,16 @@ enum HTTPToken {
 
     /// ASCII-lowercases `string` without touching non-ASCII bytes.
     static func lowercased(_ string: String) -> String {
-        var needs = false
-        for byte in string.utf8 where byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") {
-            needs = true
-            break
+        let utf8 = string.utf8
+        guard utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else { return string }
+        // Written in place: no intermediate array of bytes.
+        return String(unsafeUninitializedCapacity: utf8.count) { buffer in
+            var count = 0
+            for byte in utf8 {
+                buffer[count] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
+                count += 1
+            }
+            return count
         }
-        guard needs else { return string }
-        return String(decoding: string.utf8.map { ($0 >= 65 && $0 <= 90) ? $0 + 32 : $0 }, as: UTF8.self)
     }
 }

@@ -106,9 +106,15 @@ extension Client {
         while true {
             attempt += 1
             context.attempt = attempt
-            context.request = base
-            let prepared = try await prepare(base, context: &context)
-            context.request = prepared
+            let prepared: HTTPRequest
+            if interceptors.isEmpty {
+                // The context's request stays the base request it was made with.
+                prepared = base
+            } else {
+                context.request = base
+                prepared = try await prepare(base, context: &context)
+                context.request = prepared
+            }
             events.record(.prepared(prepared, attempt: attempt))
             let prelude = events.take()
             let emitter = events.emitter
@@ -117,11 +123,19 @@ extension Client {
             var exchange: Exchange?
             let outcome: AttemptOutcome
             do {
-                let result = try await withTimeout(timeout, request: prepared, options: transportOptions) {
-                    [self, attempt] options in
-                    try await followRedirects(
-                        from: prepared, options: options, limit: redirectLimit, attempt: attempt,
-                        prelude: prelude, events: emitter)
+                let result: Exchange
+                if let options = Self.options(transportOptions, timeout: timeout, enforcedBy: transport) {
+                    // Called directly, not through a closure: the common case pays for no
+                    // closure context and no extra async frame.
+                    result = try await followRedirects(
+                        from: prepared, options: options, limit: redirectLimit, attempt: attempt, prelude: prelude,
+                        events: emitter)
+                } else {
+                    result = try await withDeadlineTask(timeout ?? .zero, request: prepared) { [self, attempt] in
+                        try await followRedirects(
+                            from: prepared, options: transportOptions, limit: redirectLimit, attempt: attempt,
+                            prelude: prelude, events: emitter)
+                    }
                 }
                 exchange = result
                 record.redirects += result.redirects
@@ -146,7 +160,7 @@ extension Client {
                         duration: Self.seconds(since: attemptStart)))
             }
 
-            let decision = try await decide(outcome, context: &context)
+            let decision = interceptors.isEmpty ? .proceed : try await decide(outcome, context: &context)
             var failure = outcome.error
             let action: RetryAction
             let interceptorRetry: Bool
@@ -265,24 +279,29 @@ extension Client {
         }
     }
 
-    /// Runs `operation`, throwing ``ClientError/Code/timedOut`` (after cancelling it) when
-    /// it takes longer than `timeout`: the transport enforces the deadline in `options` when
-    /// it can, otherwise the operation runs in a task of its own that is cancelled then.
-    private func withTimeout<Result: Sendable>(
-        _ timeout: Duration?, request: HTTPRequest, options: TransportOptions,
-        _ operation: @escaping @Sendable (TransportOptions) async throws -> Result
-    ) async throws -> Result {
+    /// The options for a transport call with `timeout`, when nothing else is needed to
+    /// enforce it: no timeout, or a transport that enforces ``TransportOptions/deadline``
+    /// (which is then set). `nil` when the call must run in a task cancelled at the timeout.
+    private static func options(
+        _ options: TransportOptions, timeout: Duration?, enforcedBy transport: any ClientTransport
+    ) -> TransportOptions? {
         // A timeout beyond a century is no timeout (and would overflow the clock's arithmetic).
-        guard let timeout, timeout < .seconds(3_153_600_000) else { return try await operation(options) }
-        if transport.enforcesDeadline {
-            var options = options
-            options.deadline = .now + timeout
-            return try await operation(options)
-        }
-        return try await deadlines.run(
+        guard let timeout, timeout < .seconds(3_153_600_000) else { return options }
+        guard transport.enforcesDeadline else { return nil }
+        var options = options
+        options.deadline = .now + timeout
+        return options
+    }
+
+    /// Runs `operation` in a task of its own, cancelled at `timeout`, throwing
+    /// ``ClientError/Code/timedOut`` then: for transports that do not enforce deadlines.
+    private func withDeadlineTask<Result: Sendable>(
+        _ timeout: Duration, request: HTTPRequest, _ operation: @escaping @Sendable () async throws -> Result
+    ) async throws -> Result {
+        try await deadlines.run(
             timeout: timeout,
             onTimeout: { ClientError(.timedOut, "no response within the timeout of \(timeout)", request: request) },
-            { try await operation(options) })
+            operation)
     }
 
     private static func sleep(_ wait: Duration, request: HTTPRequest) async throws {

@@ -63,14 +63,14 @@ public struct RetryStack: Sendable, ExpressibleByArrayLiteral, CustomStringConve
     ///   - outcome: How the attempt ended.
     ///   - request: The request (its method and body decide whether it may be re-sent).
     ///   - attempt: The number of the attempt that just ended, from 1.
-    ///   - elapsed: Time since the call started.
+    ///   - elapsed: Time since the call started; read only when a retry is considered.
     ///   - retriesNonIdempotent: Whether the caller opted a non-idempotent request in.
     ///   - state: The request's retry counters; updated when a retry is granted.
-    ///   - now: The current date, for `Retry-After` dates.
+    ///   - now: The current date, for `Retry-After` dates; read only for such a date.
     /// - Returns: The action to take.
     public func decide(
-        after outcome: AttemptOutcome, of request: HTTPRequest, attempt: Int, elapsed: Duration,
-        retriesNonIdempotent: Bool, state: inout RetryState, now: Date = Date()
+        after outcome: AttemptOutcome, of request: HTTPRequest, attempt: Int, elapsed: @autoclosure () -> Duration,
+        retriesNonIdempotent: Bool, state: inout RetryState, now: @autoclosure () -> Date = Date()
     ) -> RetryAction {
         guard let (index, claim) = firstTrigger(for: outcome, now: now) else { return .finish }
         guard request.method.isIdempotent || retriesNonIdempotent else { return .finish }
@@ -86,7 +86,7 @@ public struct RetryStack: Sendable, ExpressibleByArrayLiteral, CustomStringConve
         var wait: Duration = .zero
         if case .retry(_, let retryAfter?) = claim { wait = retryAfter }
         if let backoff = backoffDelay(forRetry: state.totalRetries + 1), backoff > wait { wait = backoff }
-        if let refusal = limitRefusal(attempt: attempt, elapsed: elapsed, wait: wait, cap: nil) {
+        if let refusal = limitRefusal(attempt: attempt, elapsed: elapsed(), wait: wait, cap: nil) {
             return .giveUp(reason: refusal)
         }
         state.record(retryBy: index)
@@ -127,7 +127,7 @@ public struct RetryStack: Sendable, ExpressibleByArrayLiteral, CustomStringConve
         case tooLongRetryAfter(Duration, limit: Duration)
     }
 
-    private func firstTrigger(for outcome: AttemptOutcome, now: Date) -> (Int, Claim)? {
+    private func firstTrigger(for outcome: AttemptOutcome, now: () -> Date) -> (Int, Claim)? {
         // Rule first, outcome second: matching the pair would copy the outcome per policy.
         for index in policies.indices {
             switch policies[index].rule {
@@ -139,7 +139,7 @@ public struct RetryStack: Sendable, ExpressibleByArrayLiteral, CustomStringConve
                 guard honor, let retryAfter = RetryAfter(head.headerFields) else {
                     return (index, .retry(max: max, retryAfter: nil))
                 }
-                let wait = Self.duration(seconds: retryAfter.delay(from: now))
+                let wait = Self.duration(seconds: retryAfter.delay(from: now()))
                 if wait > limit { return (index, .tooLongRetryAfter(wait, limit: limit)) }
                 return (index, .retry(max: max, retryAfter: wait))
             default: continue

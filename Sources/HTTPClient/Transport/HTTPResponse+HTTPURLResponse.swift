@@ -29,26 +29,35 @@ extension HTTPResponse {
                 .invalidResponse, "the status code \(http.statusCode) is outside 100...599", request: request,
                 underlying: error)
         }
-        var pairs: [(key: String, name: String, value: String)] = []
+        var pairs: [(name: HTTPFieldName, value: String)] = []
         let headers = http.allHeaderFields
         pairs.reserveCapacity(headers.count)
+        var fields = HTTPFields()
+        func invalid(_ name: String, _ error: any Error) -> ClientError {
+            ClientError(
+                .invalidResponse, "the response field \(name.debugDescription) is not a valid HTTP field",
+                request: request, response: HTTPResponse(status: status, headerFields: fields, url: http.url),
+                underlying: error)
+        }
         for (key, value) in headers {
             guard let name = key as? String else { continue }
             let text = (value as? String) ?? String(describing: value)
-            pairs.append((name.lowercased(), name, text))
-        }
-        pairs.sort { $0.key < $1.key }
-        var fields = HTTPFields()
-        for (_, name, value) in pairs {
             do {
-                let fieldName = try HTTPFieldName(name)
-                let values = fieldName == .setCookie ? Self.splitSetCookie(value) : [value]
-                for item in values { fields.append(try HTTPField(name: fieldName, value: item)) }
+                pairs.append((try HTTPFieldName(name), text))
             } catch {
-                throw ClientError(
-                    .invalidResponse, "the response field \(name.debugDescription) is not a valid HTTP field",
-                    request: request, response: HTTPResponse(status: status, headerFields: fields, url: http.url),
-                    underlying: error)
+                throw invalid(name, error)
+            }
+        }
+        pairs.sort { $0.name.canonicalName < $1.name.canonicalName }
+        for (name, value) in pairs {
+            do {
+                if name == .setCookie {
+                    for item in Self.splitSetCookie(value) { fields.append(try HTTPField(name: name, value: item)) }
+                } else {
+                    fields.append(try HTTPField(name: name, value: value))
+                }
+            } catch {
+                throw invalid(name.rawName, error)
             }
         }
         self.init(status: status, headerFields: fields, url: http.url)
