@@ -30,10 +30,14 @@ final class ObserverHub: Sendable {
 
 /// The queue of one observer and the task that delivers it.
 ///
+/// Batches are queued as the arrays they came in, and events are moved out of them one
+/// by one when delivered: no event is copied on its way (a copy retains every request and
+/// response it carries, on two threads).
+///
 /// `@unchecked Sendable`: `pending`, `waiter` and `closed` are read and written under `lock`.
 final class ObserverDrain: @unchecked Sendable {
     private let lock = NSLock()
-    private var pending: [ClientEvent] = []
+    private var pending: [[ClientEvent]] = []
     private var waiter: CheckedContinuation<Void, Never>?
     private var closed = false
 
@@ -44,8 +48,7 @@ final class ObserverDrain: @unchecked Sendable {
     /// Queues `events`, waking the drain if it is idle.
     func append(_ events: [ClientEvent]) {
         lock.lock()
-        // Taking the array itself, when nothing waits, spares a retain and a release per event.
-        if pending.isEmpty { pending = events } else { pending.append(contentsOf: events) }
+        pending.append(events)
         let waiter = self.waiter
         self.waiter = nil
         lock.unlock()
@@ -63,14 +66,19 @@ final class ObserverDrain: @unchecked Sendable {
     }
 
     private func run(_ observer: any ClientObserver) async {
-        while let batch = await next() {
-            for event in batch { await observer.receive(event) }
+        while var batches = await next() {
+            // Reversed, so that `popLast` moves the events out in order.
+            batches.reverse()
+            while var batch = batches.popLast() {
+                batch.reverse()
+                while let event = batch.popLast() { await observer.receive(event) }
+            }
             try? await Task.sleep(for: ObserverHub.coalescingInterval)
         }
     }
 
-    /// The queued events, waiting for some; `nil` once closed and empty.
-    private func next() async -> [ClientEvent]? {
+    /// The queued batches, waiting for some; `nil` once closed and empty.
+    private func next() async -> [[ClientEvent]]? {
         while true {
             switch take() {
             case .events(let batch): return batch
@@ -84,7 +92,7 @@ final class ObserverDrain: @unchecked Sendable {
     }
 
     private enum Taken {
-        case events([ClientEvent])
+        case events([[ClientEvent]])
         case closed
         case empty
     }
