@@ -36,6 +36,14 @@ struct URLSessionTransportUploadTests {
 
     private static func randomData(_ count: Int) -> Data { TransportFixture.randomData(count) }
 
+    /// A single-use body of unknown length read from `pipe`.
+    private static func inputStreamBody(from pipe: TestPipe) -> HTTPBody {
+        HTTPBody(length: .unknown, iterationBehavior: .single) {
+            guard let stream = InputStream(fileAtPath: pipe.path) else { throw CocoaError(.fileReadNoSuchFile) }
+            return stream
+        }
+    }
+
     /// Checks that upload reports end at `count` of `count`.
     private func expectUploadComplete(_ recorder: ProgressRecorder, count: Int) {
         let reports = recorder.reports(.upload)
@@ -202,21 +210,9 @@ struct URLSessionTransportUploadTests {
     /// URLSession on Linux ends a body at the first `hasBytesAvailable == false`: a pipe
     /// that is empty for a while must still go out whole.
     @Test func inputStreamFromASlowPipeIsSentWhole() async throws {
-        let pipe = Pipe()
-        let path = "/dev/fd/\(pipe.fileHandleForReading.fileDescriptor)"
-        let body = HTTPBody(length: .unknown, iterationBehavior: .single) {
-            guard let stream = InputStream(fileAtPath: path) else { throw CocoaError(.fileReadNoSuchFile) }
-            return stream
-        }
-        let writer = pipe.fileHandleForWriting
-        let thread = Thread {
-            for index in 0..<8 {
-                Thread.sleep(forTimeInterval: 0.04)
-                writer.write(Data(repeating: UInt8(index), count: 5000))
-            }
-            try? writer.close()
-        }
-        thread.start()
+        let pipe = TestPipe()
+        pipe.feedSlowly(chunks: 8, size: 5000, every: 0.04)
+        let body = Self.inputStreamBody(from: pipe)
         let received = try await upload(body)
         #expect(received.bytes == 40_000)
         #expect(received.chunked == true)
@@ -225,13 +221,9 @@ struct URLSessionTransportUploadTests {
     /// A stalled pipe blocks its `read`, which nothing can interrupt; the call still ends
     /// at once when cancelled, and the upload is abandoned when the `read` returns.
     @Test func cancellingAnUploadFromAStalledPipeReturnsAtOnce() async throws {
-        let pipe = Pipe()
-        let path = "/dev/fd/\(pipe.fileHandleForReading.fileDescriptor)"
-        let body = HTTPBody(length: .unknown, iterationBehavior: .single) {
-            guard let stream = InputStream(fileAtPath: path) else { throw CocoaError(.fileReadNoSuchFile) }
-            return stream
-        }
-        pipe.fileHandleForWriting.write(Data(repeating: 1, count: 1000))
+        let pipe = TestPipe()
+        let body = Self.inputStreamBody(from: pipe)
+        pipe.write(Data(repeating: 1, count: 1000))
         let call = Task { try await upload(body) }
         try await Task.sleep(for: .milliseconds(300))
         let clock = ContinuousClock()
@@ -240,7 +232,7 @@ struct URLSessionTransportUploadTests {
         await #expect(throws: CancellationError.self) { _ = try await call.value }
         #expect(clock.now - cancelledAt < .seconds(2))
         // Ends the blocked read, freeing URLSession's work queue for the other tests.
-        try pipe.fileHandleForWriting.close()
+        pipe.closeWriting()
         let after = try await upload(HTTPBody("after"))
         #expect(after.bytes == 5)
     }

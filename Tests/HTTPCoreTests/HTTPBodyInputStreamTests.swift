@@ -1,5 +1,6 @@
 import Foundation
 import HTTPCore
+import TestSupport
 import Testing
 
 /// Reads an open `stream` to its end or first failure: the bytes and the last `read` result.
@@ -143,21 +144,12 @@ struct HTTPBodyInputStreamTests {
 
     @Test("a pipe whose writer is slow is read whole: reads wait for bytes")
     func slowPipe() async throws {
-        let pipe = Pipe()
-        let path = "/dev/fd/\(pipe.fileHandleForReading.fileDescriptor)"
+        let pipe = TestPipe()
         let body = HTTPBody(length: .known(5 * 3000), iterationBehavior: .single) {
-            guard let stream = InputStream(fileAtPath: path) else { throw Refused() }
+            guard let stream = InputStream(fileAtPath: pipe.path) else { throw Refused() }
             return stream
         }
-        let writer = pipe.fileHandleForWriting
-        let thread = Thread {
-            for index in 0..<5 {
-                Thread.sleep(forTimeInterval: 0.05)
-                writer.write(Data(repeating: UInt8(index), count: 3000))
-            }
-            try? writer.close()
-        }
-        thread.start()
+        pipe.feedSlowly(chunks: 5, size: 3000, every: 0.05)
         let bytes = try await body.collect(upTo: 1 << 20)
         #expect(bytes.count == 15_000)
         #expect(bytes.last == 4)
