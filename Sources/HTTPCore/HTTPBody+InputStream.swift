@@ -11,7 +11,8 @@ extension HTTPBody {
     ///
     /// The stream's `read` must wait until bytes exist and return 0 only at the end, as streams
     /// over files and pipes do. When `length` is known it is enforced: a stream
-    /// that ends early or has more fails the read with ``HTTPCoreError/Code/bodyLengthMismatch``.
+    /// that ends early or has more fails the read with ``HTTPCoreError/Code/bodyLengthMismatch``
+    /// (so it must end at that length: a pipe's writer must close its end).
     /// Use `.multiple` only when every call of `makeInputStream` yields the same bytes (a
     /// new stream over the same file, say): the body can then be retried or redirected.
     ///
@@ -62,10 +63,12 @@ extension HTTPBody {
     ///
     /// The stream is not yet open. It enforces a known ``length`` (a `read` returns -1 and
     /// `streamError` is ``HTTPCoreError/Code/bodyLengthMismatch`` when the bytes do not
-    /// match it), its `streamError` is always an ``HTTPCoreError``, and its
-    /// `hasBytesAvailable` stays `true` until the end, so a reader that stops at the first
-    /// `false` (URLSession on Linux) never sends a short body. Taking it counts as the one
-    /// read of a `.single` body.
+    /// match it; to see that nothing follows, it reads once more at that length, so the
+    /// stream must end there: a pipe's writer must close its end). When the body's stream
+    /// fails, `streamError` is an ``HTTPCoreError``. From `open` until the end
+    /// `hasBytesAvailable` stays `true`, so a reader that stops at the first `false`
+    /// (URLSession on Linux) never sends a short body. Taking it counts as the one read of
+    /// a `.single` body.
     /// - Returns: The stream, or `nil` when the body is not made from streams.
     /// - Throws: ``HTTPCoreError/Code/bodyAlreadyConsumed`` when a single-use body was read
     ///   before; ``HTTPCoreError/Code/unreadableStream`` when making the stream threw.
@@ -82,17 +85,21 @@ extension HTTPBody {
 /// An `InputStream` over another that keeps to a declared length and reports failures as
 /// ``HTTPCoreError``.
 ///
-/// `hasBytesAvailable` is `true` until the end, leaving the wait to the base stream's
-/// `read`. The base stream's `streamError` is read only when its status is `.error`:
-/// swift-corelibs-foundation traps reading it from a healthy stream.
+/// `hasBytesAvailable` is `true` from `open` until the end, leaving the wait to the base
+/// stream's `read`. Once the declared length is reached, one more byte is read to check
+/// that the base stream ends there. The base stream's `streamError` is read only when its
+/// status is `.error`: swift-corelibs-foundation traps reading it from a healthy stream.
 ///
 /// Thread-safe although `InputStream` cannot be `Sendable`: mutable state is read and
-/// written under `lock`; reads are expected from one thread at a time.
+/// written under `lock`, and the base stream is read outside it (one read at a time; a
+/// concurrent one returns -1), so `close` and the getters never wait for a read; a `close`
+/// during a read closes the base stream when the read returns.
 final class CheckedInputStream: InputStream {
     private let base: InputStream
     private let declared: Int64?
     private let lock = NSLock()
     private var delivered: Int64 = 0
+    private var reading = false
     private var status = Stream.Status.notOpen
     private var failure: HTTPCoreError?
 
@@ -144,10 +151,12 @@ final class CheckedInputStream: InputStream {
     }
 
     override func close() {
-        base.close()
         lock.lock()
         if failure == nil { status = .closed }
+        // A read in progress closes the base stream when it returns.
+        let closeNow = !reading
         lock.unlock()
+        if closeNow { base.close() }
     }
 
     override var streamStatus: Stream.Status {
@@ -170,49 +179,59 @@ final class CheckedInputStream: InputStream {
 
     override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {
         lock.lock()
-        defer { lock.unlock() }
-        guard failure == nil else { return -1 }
-        guard status == .open || status == .reading, len > 0 else { return status == .atEnd ? 0 : -1 }
+        guard failure == nil, status == .open || status == .reading, !reading else {
+            defer { lock.unlock() }
+            return status == .atEnd ? 0 : -1
+        }
+        guard len > 0 else {
+            lock.unlock()
+            return 0
+        }
         let want = declared.map { Int(min(Int64(len), $0 - delivered)) } ?? len
-        guard want > 0 else { return checkEndLocked() }
-        let count = base.read(buffer, maxLength: want)
-        if count > 0 {
+        reading = true
+        lock.unlock()
+        // The base stream's read may wait; it runs outside the lock, so that `close` and the
+        // status getters never wait for it.
+        var extra: UInt8 = 0
+        let count = want > 0 ? base.read(buffer, maxLength: want) : base.read(&extra, maxLength: 1)
+        lock.lock()
+        reading = false
+        let result: Int
+        if status == .closed {
+            result = -1
+        } else if count < 0 {
+            failLocked(base: "reading the input stream failed")
+            result = -1
+        } else if want <= 0 {
+            // At the declared length: the base stream must end there too.
+            if count > 0, let declared {
+                failure = HTTPCoreError(
+                    .bodyLengthMismatch, value: String(delivered + 1),
+                    reason: "stream yielded more than its declared \(declared) bytes")
+                status = .error
+                result = -1
+            } else {
+                status = .atEnd
+                result = 0
+            }
+        } else if count > 0 {
             delivered += Int64(count)
             status = .reading
-            return count
-        }
-        if count < 0 {
-            failLocked(base: "reading the input stream failed")
-            return -1
-        }
-        if let declared, delivered < declared {
+            result = count
+        } else if let declared, delivered < declared {
             failure = HTTPCoreError(
                 .bodyLengthMismatch, value: String(delivered),
                 reason: "stream ended after \(delivered) of its declared \(declared) bytes")
             status = .error
-            return -1
+            result = -1
+        } else {
+            status = .atEnd
+            result = 0
         }
-        status = .atEnd
-        return 0
-    }
-
-    /// At the declared length: 0 when the base stream ends there too, -1 when it has more.
-    private func checkEndLocked() -> Int {
-        var extra: UInt8 = 0
-        let count = base.read(&extra, maxLength: 1)
-        if count < 0 {
-            failLocked(base: "reading the input stream failed")
-            return -1
-        }
-        if count > 0, let declared {
-            failure = HTTPCoreError(
-                .bodyLengthMismatch, value: String(delivered + 1),
-                reason: "stream yielded more than its declared \(declared) bytes")
-            status = .error
-            return -1
-        }
-        status = .atEnd
-        return 0
+        let closeNow = status == .closed
+        lock.unlock()
+        if closeNow { base.close() }
+        return result
     }
 
     /// Fails with the base stream's error (read only when its status says it has one).

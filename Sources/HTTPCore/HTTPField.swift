@@ -59,17 +59,20 @@ public struct HTTPField: Hashable, Sendable, CustomStringConvertible {
         let clean =
             bytes.withContiguousStorageIfAvailable { !$0.contains(where: isForbiddenInValue) }
             ?? !bytes.contains(where: isForbiddenInValue)
-        for (offset, byte) in bytes.enumerated() where !clean && isForbiddenInValue(byte) {
-            let what: String
-            switch byte {
-            case 0x0D: what = "CR (0x0D)"
-            case 0x0A: what = "LF (0x0A)"
-            case 0x00: what = "NUL (0x00)"
-            default: what = "control character \(HTTPToken.hex(byte))"
+        if !clean {
+            for (offset, byte) in bytes.enumerated() where isForbiddenInValue(byte) {
+                let what: String
+                switch byte {
+                case 0x0D: what = "CR (0x0D)"
+                case 0x0A: what = "LF (0x0A)"
+                case 0x00: what = "NUL (0x00)"
+                default: what = "control character \(HTTPToken.hex(byte))"
+                }
+                throw HTTPCoreError(
+                    .invalidFieldValue,
+                    value: credentialFields.contains(name) ? "<redacted \(bytes.count) bytes>" : value,
+                    reason: "value of field \(name.rawName) contains \(what) at offset \(offset) (RFC 9110 §5.5)")
             }
-            throw HTTPCoreError(
-                .invalidFieldValue, value: credentialFields.contains(name) ? "<redacted \(bytes.count) bytes>" : value,
-                reason: "value of field \(name.rawName) contains \(what) at offset \(offset) (RFC 9110 §5.5)")
         }
         guard let first = bytes.first, let last = bytes.last else { return value }
         if first == 0x20 || first == 0x09 || last == 0x20 || last == 0x09 {

@@ -237,6 +237,48 @@ struct URLSessionTransportUploadTests {
         #expect(after.bytes == 5)
     }
 
+    /// After a stalled pipe's upload is cancelled, its `read` still holds URLSession's work
+    /// queue: other requests must not make URLSession calls (which wait for that queue) on
+    /// cooperative threads, or they fill the pool. Checked with a task that needs a
+    /// cooperative thread while a request per core is pending.
+    @Test func requestsWaitingBehindAStalledPipeLeaveTheCooperativePoolFree() async throws {
+        let pipe = TestPipe()
+        pipe.write(Data(repeating: 1, count: 1000))
+        let stalled = Task { try await upload(Self.inputStreamBody(from: pipe)) }
+        try await Task.sleep(for: .milliseconds(300))
+        stalled.cancel()
+        _ = try? await stalled.value
+        let others = (0..<ProcessInfo.processInfo.activeProcessorCount).map { _ in
+            Task { try await upload(HTTPBody("other")) }
+        }
+        let ran = DispatchSemaphore(value: 0)
+        Task.detached { ran.signal() }
+        // Waits on this thread, not with `await`: a full pool could not resume the test.
+        let poolFree = ran.wait(timeout: .now() + 5) == .success
+        pipe.closeWriting()
+        #expect(poolFree, "requests blocked the cooperative pool behind a stalled body stream")
+        for other in others { #expect(try await other.value.bytes == 5) }
+    }
+
+    /// Cancelling closes the body's reader, which must not wait for an application's stream
+    /// factory that is still running (a FIFO's `open` blocks until a writer comes).
+    @Test func cancellingWhileTheStreamIsBeingMadeReturnsAtOnce() async throws {
+        let release = DispatchSemaphore(value: 0)
+        let body = HTTPBody(length: .unknown, iterationBehavior: .single) {
+            _ = release.wait(timeout: .now() + 10)
+            return InputStream(data: Data("late".utf8))
+        }
+        let call = Task { try await upload(body) }
+        try await Task.sleep(for: .milliseconds(300))
+        let clock = ContinuousClock()
+        let cancelledAt = clock.now
+        call.cancel()
+        await #expect(throws: CancellationError.self) { _ = try await call.value }
+        #expect(clock.now - cancelledAt < .seconds(2))
+        release.signal()
+        #expect(try await upload(HTTPBody("after")).bytes == 5)
+    }
+
     @Test func inputStreamShorterThanItsDeclaredLengthIsNotSentAsComplete() async throws {
         let body = HTTPBody(length: .known(5000), iterationBehavior: .single) {
             InputStream(data: Data(repeating: 7, count: 1000))

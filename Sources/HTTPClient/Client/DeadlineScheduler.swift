@@ -97,12 +97,15 @@ final class DeadlineScheduler: @unchecked Sendable {
     /// Marks `entry` finished; returns whether its deadline had already fired.
     @discardableResult
     func finish(_ entry: Entry) -> Bool {
-        lock.withLock {
-            if entry.state == .fired { return true }
+        // The action is released after unlocking: what it holds may run a deinit.
+        let (fired, action): (Bool, (@Sendable () -> Void)?) = lock.withLock {
+            if entry.state == .fired { return (true, nil) }
             entry.state = .finished
-            entry.cancel = nil
-            return false
+            defer { entry.cancel = nil }
+            return (false, entry.cancel)
         }
+        withExtendedLifetime(action) {}
+        return fired
     }
 
     private func register(_ entry: Entry) -> Entry {

@@ -29,35 +29,34 @@ extension HTTPResponse {
                 .invalidResponse, "the status code \(http.statusCode) is outside 100...599", request: request,
                 underlying: error)
         }
-        var pairs: [(name: HTTPFieldName, value: String)] = []
+        // Names are checked first and sorted by their canonical (ASCII-lowercased) form; a
+        // name that is not a token sorts by its lowercased spelling, so the error names the
+        // same field whatever the dictionary's order.
+        var pairs: [(key: String, name: Result<HTTPFieldName, HTTPCoreError>, raw: String, value: String)] = []
         let headers = http.allHeaderFields
         pairs.reserveCapacity(headers.count)
-        var fields = HTTPFields()
-        func invalid(_ name: String, _ error: any Error) -> ClientError {
-            ClientError(
-                .invalidResponse, "the response field \(name.debugDescription) is not a valid HTTP field",
-                request: request, response: HTTPResponse(status: status, headerFields: fields, url: http.url),
-                underlying: error)
-        }
         for (key, value) in headers {
-            guard let name = key as? String else { continue }
+            guard let raw = key as? String else { continue }
             let text = (value as? String) ?? String(describing: value)
-            do {
-                pairs.append((try HTTPFieldName(name), text))
-            } catch {
-                throw invalid(name, error)
-            }
+            let name = Result { () throws(HTTPCoreError) in try HTTPFieldName(raw) }
+            let sortKey = (try? name.get())?.canonicalName ?? raw.lowercased()
+            pairs.append((sortKey, name, raw, text))
         }
-        pairs.sort { $0.name.canonicalName < $1.name.canonicalName }
-        for (name, value) in pairs {
+        pairs.sort { $0.key < $1.key }
+        var fields = HTTPFields()
+        for (_, parsed, raw, value) in pairs {
             do {
+                let name = try parsed.get()
                 if name == .setCookie {
                     for item in Self.splitSetCookie(value) { fields.append(try HTTPField(name: name, value: item)) }
                 } else {
                     fields.append(try HTTPField(name: name, value: value))
                 }
             } catch {
-                throw invalid(name.rawName, error)
+                throw ClientError(
+                    .invalidResponse, "the response field \(raw.debugDescription) is not a valid HTTP field",
+                    request: request, response: HTTPResponse(status: status, headerFields: fields, url: http.url),
+                    underlying: error)
             }
         }
         self.init(status: status, headerFields: fields, url: http.url)

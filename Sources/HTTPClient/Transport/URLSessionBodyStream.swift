@@ -6,7 +6,7 @@ import Foundation
 /// swift-corelibs-foundation reads `httpBodyStream` from libcurl's read callback: it asks
 /// `hasBytesAvailable`, and a `false` there ends the body. So this stream says `true`
 /// until the body has really ended and its `read` blocks until bytes exist (see
-/// ``URLSessionBodyPump`` and ``URLSessionFileBodyReader``).
+/// ``URLSessionBodyPump``, ``URLSessionFileBodyReader`` and ``URLSessionInputStreamReader``).
 ///
 /// Thread-safe although `InputStream` cannot be `Sendable`: `status` and `error` are read
 /// and written under `lock`, and the pump is itself thread-safe.

@@ -7,21 +7,26 @@ import HTTPCore
 ///
 /// The stream comes from ``HTTPBody/makeInputStream()``, which keeps to the declared length
 /// and reports an ``HTTPCoreError``; a failure fails the request with that error. A stream's
-/// `read` may wait for another thread (a pipe it writes), so the reader counts as a pump
-/// for ``URLSessionBodyPump/gate``. A `read` that never returns cannot be interrupted:
-/// ``close()`` takes effect when it returns.
+/// `read` (or the application's factory, or `open`) may wait for another thread (a pipe it
+/// writes), so the reader counts as a pump for ``URLSessionBodyPump/gate`` for as long as
+/// any of them may still hold URLSession's work queue: until ``close()`` *and* the end of a
+/// call in progress, which cannot be interrupted. None of them runs under `lock`, so
+/// ``close()`` (called on cancellation and at a deadline) returns at once.
 ///
 /// `@unchecked Sendable`: every mutable property is read and written under `lock`; the
-/// stream is read outside it, by one thread at a time.
+/// stream is made, opened and read outside it, by one thread at a time.
 final class URLSessionInputStreamReader: URLSessionBodySource, @unchecked Sendable {
     private let body: HTTPBody
     private let onFailure: @Sendable (any Error) -> Void
     private let lock = NSLock()
     private var stream: InputStream?
-    private var reading = false
+    /// A call into the application's stream (make and open, or read) is in progress.
+    private var busy = false
     private var ended = false
     private var failed = false
     private var closed = false
+    /// Whether this reader still counts in ``URLSessionBodyPump/gate``.
+    private var holdsGate = true
 
     /// Creates a reader; the stream is made and opened by ``start()`` or the first read.
     /// - Parameters:
@@ -35,36 +40,52 @@ final class URLSessionInputStreamReader: URLSessionBodySource, @unchecked Sendab
 
     deinit {
         stream?.close()
-        if !closed { URLSessionBodyPump.gate.pumpClosed() }
+        if holdsGate { URLSessionBodyPump.gate.pumpClosed() }
     }
 
     func start() {
-        lock.lock()
-        let error = openLocked()
-        lock.unlock()
-        if let error { onFailure(error) }
+        if let error = open() { onFailure(error) }
     }
 
-    /// Makes and opens the stream unless it exists or the reader is over. Call with the lock held.
-    private func openLocked() -> (any Error)? {
-        guard stream == nil, !failed, !closed else { return nil }
-        do {
-            guard let made = try body.makeInputStream() else {
-                failed = true
-                return HTTPCoreError(.unreadableStream, value: "stream", reason: "the body has no input stream")
-            }
-            made.open()
-            if made.streamStatus == .error {
-                failed = true
-                return made.streamError
-                    ?? HTTPCoreError(.unreadableStream, value: "stream", reason: "opening the input stream failed")
-            }
-            stream = made
+    /// Makes and opens the stream unless it exists, is being made, or the reader is over.
+    /// - Returns: The error that made it fail, to report.
+    private func open() -> (any Error)? {
+        lock.lock()
+        guard stream == nil, !busy, !failed, !closed else {
+            lock.unlock()
             return nil
-        } catch {
-            failed = true
-            return error
         }
+        busy = true
+        lock.unlock()
+        var made: InputStream?
+        var failure: (any Error)?
+        do {
+            made = try body.makeInputStream()
+            if let made {
+                made.open()
+                if made.streamStatus == .error {
+                    failure =
+                        made.streamError
+                        ?? HTTPCoreError(.unreadableStream, value: "stream", reason: "opening the input stream failed")
+                }
+            } else {
+                failure = HTTPCoreError(.unreadableStream, value: "stream", reason: "the body has no input stream")
+            }
+        } catch {
+            failure = error
+        }
+        lock.lock()
+        busy = false
+        if closed {
+            let release = releaseGateLocked()
+            lock.unlock()
+            made?.close()
+            if release { URLSessionBodyPump.gate.pumpClosed() }
+            return nil
+        }
+        if failure != nil { failed = true } else { stream = made }
+        lock.unlock()
+        return failure
     }
 
     var hasBytesAvailable: Bool {
@@ -74,13 +95,12 @@ final class URLSessionInputStreamReader: URLSessionBodySource, @unchecked Sendab
     }
 
     func read(into buffer: UnsafeMutablePointer<UInt8>, maxLength: Int) -> Int {
-        lock.lock()
-        if let error = openLocked() {
-            lock.unlock()
+        if let error = open() {
             onFailure(error)
             return -1
         }
-        guard !failed, !closed, !reading, let stream else {
+        lock.lock()
+        guard !failed, !closed, !busy, let stream else {
             lock.unlock()
             return -1
         }
@@ -88,16 +108,21 @@ final class URLSessionInputStreamReader: URLSessionBodySource, @unchecked Sendab
             lock.unlock()
             return 0
         }
-        reading = true
+        busy = true
         lock.unlock()
         let count = stream.read(buffer, maxLength: maxLength)
         lock.lock()
-        reading = false
-        let closedMeanwhile = closed
-        var failure: (any Error)?
-        if closedMeanwhile {
+        busy = false
+        if closed {
             self.stream = nil
-        } else if count == 0 {
+            let release = releaseGateLocked()
+            lock.unlock()
+            stream.close()
+            if release { URLSessionBodyPump.gate.pumpClosed() }
+            return -1
+        }
+        var failure: (any Error)?
+        if count == 0 {
             ended = true
         } else if count < 0 {
             failed = true
@@ -106,22 +131,31 @@ final class URLSessionInputStreamReader: URLSessionBodySource, @unchecked Sendab
                 ?? HTTPCoreError(.unreadableStream, value: "stream", reason: "reading the input stream failed")
         }
         lock.unlock()
-        if closedMeanwhile {
-            stream.close()
-            return -1
-        }
         if let failure { onFailure(failure) }
         return count < 0 ? -1 : count
     }
 
     func close() {
         lock.lock()
-        if !closed { URLSessionBodyPump.gate.pumpClosed() }
         closed = true
-        // A read in progress closes the stream when it returns.
-        let idle = reading ? nil : stream
-        if !reading { stream = nil }
+        // A call in progress may still hold URLSession's work queue: it closes the stream and
+        // leaves the gate when it returns.
+        let idle = busy ? nil : stream
+        var release = false
+        if !busy {
+            stream = nil
+            release = releaseGateLocked()
+        }
         lock.unlock()
         idle?.close()
+        if release { URLSessionBodyPump.gate.pumpClosed() }
+    }
+
+    /// Stops counting in the gate, once: returns whether the caller must tell the gate
+    /// (after unlocking). Call with the lock held.
+    private func releaseGateLocked() -> Bool {
+        guard holdsGate else { return false }
+        holdsGate = false
+        return true
     }
 }
