@@ -36,6 +36,18 @@ struct URLSessionTransportUploadTests {
 
     private static func randomData(_ count: Int) -> Data { TransportFixture.randomData(count) }
 
+    /// Starts uploading `body`, cancels the call 300 ms later and expects it to end with
+    /// `CancellationError` within 2 s, whatever the body's stream is doing.
+    private func expectCancelledAtOnce(uploading body: HTTPBody) async throws {
+        let call = Task { try await upload(body) }
+        try await Task.sleep(for: .milliseconds(300))
+        let clock = ContinuousClock()
+        let cancelledAt = clock.now
+        call.cancel()
+        await #expect(throws: CancellationError.self) { _ = try await call.value }
+        #expect(clock.now - cancelledAt < .seconds(2))
+    }
+
     /// A single-use body of unknown length read from `pipe`.
     private static func inputStreamBody(from pipe: TestPipe) -> HTTPBody {
         HTTPBody(length: .unknown, iterationBehavior: .single) {
@@ -224,13 +236,7 @@ struct URLSessionTransportUploadTests {
         let pipe = TestPipe()
         let body = Self.inputStreamBody(from: pipe)
         pipe.write(Data(repeating: 1, count: 1000))
-        let call = Task { try await upload(body) }
-        try await Task.sleep(for: .milliseconds(300))
-        let clock = ContinuousClock()
-        let cancelledAt = clock.now
-        call.cancel()
-        await #expect(throws: CancellationError.self) { _ = try await call.value }
-        #expect(clock.now - cancelledAt < .seconds(2))
+        try await expectCancelledAtOnce(uploading: body)
         // Ends the blocked read, freeing URLSession's work queue for the other tests.
         pipe.closeWriting()
         let after = try await upload(HTTPBody("after"))
@@ -268,13 +274,7 @@ struct URLSessionTransportUploadTests {
             _ = release.wait(timeout: .now() + 10)
             return InputStream(data: Data("late".utf8))
         }
-        let call = Task { try await upload(body) }
-        try await Task.sleep(for: .milliseconds(300))
-        let clock = ContinuousClock()
-        let cancelledAt = clock.now
-        call.cancel()
-        await #expect(throws: CancellationError.self) { _ = try await call.value }
-        #expect(clock.now - cancelledAt < .seconds(2))
+        try await expectCancelledAtOnce(uploading: body)
         release.signal()
         #expect(try await upload(HTTPBody("after")).bytes == 5)
     }
