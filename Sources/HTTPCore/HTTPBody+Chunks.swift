@@ -67,13 +67,12 @@ extension HTTPBody {
                     return chunk
                 case .stream(let producer, var next):
                     if next == nil {
-                        guard let made = producer.take() else {
+                        do {
+                            next = try producer.take()
+                        } catch {
                             state = .finished
-                            throw HTTPCoreError(
-                                .bodyAlreadyConsumed, value: "stream",
-                                reason: "a single-use stream body can be read only once")
+                            throw error
                         }
-                        next = made
                     }
                     guard let pull = next else { return nil }
                     state = .stream(producer, next: pull)

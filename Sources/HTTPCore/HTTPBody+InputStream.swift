@@ -74,10 +74,7 @@ extension HTTPBody {
     ///   before; ``HTTPCoreError/Code/unreadableStream`` when making the stream threw.
     public func makeInputStream() throws(HTTPCoreError) -> InputStream? {
         guard case .stream(let producer) = storage, let make = producer.makeInputStream else { return nil }
-        guard producer.claim() else {
-            throw HTTPCoreError(
-                .bodyAlreadyConsumed, value: "stream", reason: "a single-use stream body can be read only once")
-        }
+        try producer.claim()
         return try CheckedInputStream.make(with: make, length: length)
     }
 }

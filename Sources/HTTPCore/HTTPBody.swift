@@ -209,18 +209,23 @@ final class ChunkProducer: @unchecked Sendable {
         self.make = make
     }
 
-    /// A fresh `next` function, or `nil` when a single-use stream was already taken.
-    func take() -> Next? {
-        claim() ? make() : nil
+    /// A fresh `next` function, counting as one read of the body.
+    /// - Throws: ``HTTPCoreError/Code/bodyAlreadyConsumed`` when a single-use body was read before.
+    func take() throws(HTTPCoreError) -> Next {
+        try claim()
+        return make()
     }
 
-    /// Counts one read of the body: `false` when a single-use body was already read.
-    func claim() -> Bool {
-        guard single else { return true }
+    /// Counts one read of the body.
+    /// - Throws: ``HTTPCoreError/Code/bodyAlreadyConsumed`` when a single-use body was read before.
+    func claim() throws(HTTPCoreError) {
+        guard single else { return }
         lock.lock()
         defer { lock.unlock() }
-        if consumed { return false }
+        if consumed {
+            throw HTTPCoreError(
+                .bodyAlreadyConsumed, value: "stream", reason: "a single-use stream body can be read only once")
+        }
         consumed = true
-        return true
     }
 }

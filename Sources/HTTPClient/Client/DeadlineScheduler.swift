@@ -88,8 +88,9 @@ final class DeadlineScheduler: @unchecked Sendable {
     }
 
     /// Calls `onDeadline` once when `deadline` passes before ``finish(_:)`` is called with
-    /// the entry returned; ``finish(_:)`` releases `onDeadline`, so it may capture strongly. It runs on the timer's queue, which every scheduler shares: it
-    /// must return at once (resume, cancel, hand over), as task cancellation handlers must.
+    /// the entry returned; ``finish(_:)`` releases `onDeadline`, so it may capture strongly.
+    /// It runs on the timer's queue, which every scheduler shares: it must return at once
+    /// (resume, cancel, hand over), as task cancellation handlers must.
     func schedule(at deadline: ContinuousClock.Instant, _ onDeadline: @escaping @Sendable () -> Void) -> Entry {
         register(Entry(deadline: deadline, cancel: onDeadline))
     }

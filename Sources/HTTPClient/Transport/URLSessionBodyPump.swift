@@ -80,8 +80,8 @@ final class URLSessionBodyPump: URLSessionBodySource, @unchecked Sendable {
             condition.unlock()
         }
 
-        /// Counts a new pump (or a reader that may wait like one), first waiting for calls on callers' threads to end (they
-        /// take microseconds, and no pump is alive to hold them up).
+        /// Counts a new pump (or a reader that may wait like one), first waiting for calls on
+        /// callers' threads to end (they take microseconds, and no pump is alive to hold them up).
         func pumpCreated() {
             condition.lock()
             waiting += 1
