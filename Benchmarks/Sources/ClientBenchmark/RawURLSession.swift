@@ -36,6 +36,14 @@ struct RawURLSession: Sendable {
         try check(try await session.data(for: request).1)
     }
 
+    /// `POST url` with `chunks` as `httpBodyStream` through ``RawSequenceStream`` (sent chunked).
+    func uploadSequence(_ chunks: some AsyncSequence<Data, any Error> & Sendable, to url: URL) async throws {
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        request.httpBodyStream = RawSequenceStream(chunks)
+        try check(try await session.data(for: request).1)
+    }
+
     /// `POST url` with `uploadTask(with:fromFile:)` (sent with Content-Length).
     func uploadFile(_ file: URL, to url: URL) async throws {
         var request = URLRequest(url: url)

@@ -57,7 +57,9 @@ enum UploadFile {
         return 0
     }
 
-    /// The file read in 256 KiB chunks, as a stream body of an application would be.
+    /// The file read in 256 KiB chunks with `FileHandle.read(upToCount:)`, as a stream body
+    /// of an application would be. swift-corelibs-foundation reads such a chunk in
+    /// `st_blksize` (4 KiB) reads into a buffer it grows by reallocation.
     struct Chunks: AsyncSequence, Sendable {
         typealias Element = Data
         let url: URL
@@ -74,6 +76,35 @@ enum UploadFile {
                     return nil
                 }
                 return chunk
+            }
+        }
+    }
+
+    /// The file read in 256 KiB chunks, one `read(2)` into a new `Data` each: an
+    /// application's sequence that costs little more than the kernel's copy, which is all
+    /// the raw `httpBodyStream` baseline pays to read the file.
+    struct ReadChunks: AsyncSequence, Sendable {
+        typealias Element = Data
+        let url: URL
+
+        func makeAsyncIterator() -> Iterator { Iterator(handle: try? FileHandle(forReadingFrom: url)) }
+
+        struct Iterator: AsyncIteratorProtocol {
+            let handle: FileHandle?
+
+            mutating func next() async throws -> Data? {
+                guard let handle else { throw CocoaError(.fileReadUnknown) }
+                // Uninitialised memory that the `Data` then owns: no zero-filling first.
+                let capacity = 256 * 1024
+                guard let buffer = malloc(capacity) else { throw CocoaError(.fileReadUnknown) }
+                let count = read(handle.fileDescriptor, buffer, capacity)
+                guard count > 0 else {
+                    free(buffer)
+                    try handle.close()
+                    if count < 0 { throw CocoaError(.fileReadUnknown) }
+                    return nil
+                }
+                return Data(bytesNoCopy: buffer, count: count, deallocator: .free)
             }
         }
     }

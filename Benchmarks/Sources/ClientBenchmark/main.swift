@@ -194,6 +194,11 @@ if which == "all" || which == "uploads" {
         HTTPBody(length: .known(size), iterationBehavior: .single) { UploadFile.Chunks(url: file) }
     }
 
+    /// The same, from a sequence that reads each chunk with one `read(2)`.
+    func readStreamBody() -> HTTPBody {
+        HTTPBody(length: .known(size), iterationBehavior: .single) { UploadFile.ReadChunks(url: file) }
+    }
+
     /// The same file as the raw baseline's `httpBodyStream` reads it: an `InputStream`.
     func inputStreamBody() -> HTTPBody {
         HTTPBody(length: .known(size), iterationBehavior: .multiple) {
@@ -229,8 +234,17 @@ if which == "all" || which == "uploads" {
         try await record("stream source alone") {
             for try await chunk in UploadFile.Chunks(url: file) { _ = chunk.count }
         }
+        try await record("stream source alone (read(2))") {
+            for try await chunk in UploadFile.ReadChunks(url: file) { _ = chunk.count }
+        }
         try await record("raw httpBodyStream") { try await raw.uploadStream(file, to: uploadURL) }
         try await record("Heron stream body") { _ = try await post(streamBody(), to: uploadURL, with: client) }
+        try await record("raw httpBodyStream of the sequence") {
+            try await raw.uploadSequence(UploadFile.Chunks(url: file), to: uploadURL)
+        }
+        try await record("Heron stream body (read(2) source)") {
+            _ = try await post(readStreamBody(), to: uploadURL, with: client)
+        }
         try await record("Heron InputStream body") {
             _ = try await post(inputStreamBody(), to: uploadURL, with: client)
         }
@@ -244,7 +258,9 @@ if which == "all" || which == "uploads" {
     }
     print("upload of \(uploadMiB) MiB, throughput in MB/s, peak RSS growth over the rounds:")
     let pairs = [
-        ("Heron stream body", "raw httpBodyStream"), ("Heron InputStream body", "raw httpBodyStream"),
+        ("Heron stream body", "raw httpBodyStream"), ("Heron stream body", "raw httpBodyStream of the sequence"),
+        ("Heron stream body (read(2) source)", "raw httpBodyStream"),
+        ("Heron InputStream body", "raw httpBodyStream"),
         ("Heron file body (chunked)", "raw uploadTask(fromFile:)"),
         ("Heron file (Content-Length)", "raw uploadTask(fromFile:)"),
     ]
@@ -258,17 +274,18 @@ if which == "all" || which == "uploads" {
         let rounds = cpu.map { String(format: "%.2f", $0) }.joined(separator: " ")
         print(
             String(
-                format: "CPU s per GiB %-28@ %5.2f (per round: %@)", name as NSString, Measure.median(cpu),
+                format: "CPU s per GiB %-36@ %5.2f (per round: %@)", name as NSString, Measure.median(cpu),
                 rounds as NSString))
     }
     for (name, peak) in peaks.sorted(by: { $0.key < $1.key }) {
-        print(String(format: "peak RSS growth %-28@ %6.1f MiB", name as NSString, Double(peak) / 1_048_576))
+        print(String(format: "peak RSS growth %-36@ %6.1f MiB", name as NSString, Double(peak) / 1_048_576))
     }
 
     if let fault = environment["HERON_FAULT_URL"].flatMap({ URL(string: $0 + "/hash") }) {
         let expected = try UploadFile.sha256(of: file)
         let bodies = [
-            ("stream", streamBody(), client), ("InputStream", inputStreamBody(), client),
+            ("stream", streamBody(), client), ("stream, read(2) source", readStreamBody(), client),
+            ("InputStream", inputStreamBody(), client),
             ("file, chunked", try HTTPBody(fileAt: file), chunkedClient),
             ("file, Content-Length", try HTTPBody(fileAt: file), client),
         ]
