@@ -14,13 +14,18 @@
 // (2) a MiB-sized (default 1024) body uploaded from a stream and from a file through the
 //     Client vs raw URLSession's `httpBodyStream` and `uploadTask(fromFile:)`; target >= 90%
 //     of raw for each, peak RSS (VmHWM, reset through /proc/self/clear_refs before each
-//     upload) under 64 MiB above the baseline. With HERON_FAULT_URL set (scripts/with-servers),
-//     each Heron upload also goes once to the fault server's /hash, whose SHA-256 must match.
+//     upload) under 64 MiB above the baseline. Streams: an `InputStream` body against raw
+//     `httpBodyStream` of the same `InputStream(url:)`; an `AsyncSequence` body (the file
+//     read in 256 KiB `Data` chunks by `FileHandle`, or by one `read(2)` each) against that
+//     and against raw `httpBodyStream` fed from the same sequence (`RawSequenceStream`).
+//     With HERON_FAULT_URL set (scripts/with-servers), each Heron upload also goes once to
+//     the fault server's /hash, whose SHA-256 must match.
 // (3) `overhead` (not in `all`): microseconds per call through the client (full, without
 //     its observer, bare) over a transport that answers at once: sequentially, 32 at a
 //     time, and one call right after each real request (cold caches, URLSession busy on
 //     the other core: what the sequential benchmark sees). The client's own cost, for
 //     profiling. Absolute figures, so compare runs of the same build only.
+//     HERON_OVERHEAD_CALLS sets the number of calls (200,000 by default).
 // HERON_BENCH_ONLY=text runs only the variants whose name contains text (for profiling).
 // Figures are medians over the rounds of per-round ratios. nginx (started here on a free
 // port) is the server; without it httpbin and the fault server stand in, far slower.
@@ -319,7 +324,7 @@ if which == "overhead" {
     let request = HTTPRequest(url: smallURL)
     let transport = URLSessionTransport()
     let transportRequest = request
-    let calls = 200_000
+    let calls = environment["HERON_OVERHEAD_CALLS"].flatMap { Int($0) } ?? 200_000
     let only = environment["HERON_BENCH_ONLY"]
     for round in 0..<rounds {
         let subjects = [("full", client), ("without observer", quiet), ("bare", bare)]
