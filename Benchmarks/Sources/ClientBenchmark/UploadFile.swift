@@ -57,50 +57,47 @@ enum UploadFile {
         return 0
     }
 
-    /// The file read in 256 KiB chunks with `FileHandle.read(upToCount:)`, as a stream body
-    /// of an application would be. swift-corelibs-foundation reads such a chunk in
-    /// `st_blksize` (4 KiB) reads into a buffer it grows by reallocation.
+    /// The file read in 256 KiB `Data` chunks, as a stream body of an application would be.
     struct Chunks: AsyncSequence, Sendable {
+        /// How each chunk is read.
+        enum Reading: Sendable {
+            /// `FileHandle.read(upToCount:)`, which swift-corelibs-foundation performs as
+            /// `st_blksize` (4 KiB) reads into a buffer it grows by reallocation.
+            case fileHandle
+            /// One `read(2)` into uninitialised memory that the `Data` then owns: little
+            /// more than the kernel's copy, which is all the raw `httpBodyStream` baseline
+            /// pays to read the file.
+            case systemRead
+        }
+
         typealias Element = Data
         let url: URL
+        var reading = Reading.fileHandle
 
-        func makeAsyncIterator() -> Iterator { Iterator(handle: try? FileHandle(forReadingFrom: url)) }
+        func makeAsyncIterator() -> Iterator {
+            Iterator(handle: try? FileHandle(forReadingFrom: url), reading: reading)
+        }
 
         struct Iterator: AsyncIteratorProtocol {
             let handle: FileHandle?
+            let reading: Reading
 
             mutating func next() async throws -> Data? {
                 guard let handle else { throw CocoaError(.fileReadUnknown) }
-                guard let chunk = try handle.read(upToCount: 256 * 1024), !chunk.isEmpty else {
+                guard let chunk = try nextChunk(handle), !chunk.isEmpty else {
                     try handle.close()
                     return nil
                 }
                 return chunk
             }
-        }
-    }
 
-    /// The file read in 256 KiB chunks, one `read(2)` into a new `Data` each: an
-    /// application's sequence that costs little more than the kernel's copy, which is all
-    /// the raw `httpBodyStream` baseline pays to read the file.
-    struct ReadChunks: AsyncSequence, Sendable {
-        typealias Element = Data
-        let url: URL
-
-        func makeAsyncIterator() -> Iterator { Iterator(handle: try? FileHandle(forReadingFrom: url)) }
-
-        struct Iterator: AsyncIteratorProtocol {
-            let handle: FileHandle?
-
-            mutating func next() async throws -> Data? {
-                guard let handle else { throw CocoaError(.fileReadUnknown) }
-                // Uninitialised memory that the `Data` then owns: no zero-filling first.
-                let capacity = 256 * 1024
-                guard let buffer = malloc(capacity) else { throw CocoaError(.fileReadUnknown) }
-                let count = read(handle.fileDescriptor, buffer, capacity)
+            private func nextChunk(_ handle: FileHandle) throws -> Data? {
+                let size = 256 * 1024
+                guard reading == .systemRead else { return try handle.read(upToCount: size) }
+                guard let buffer = malloc(size) else { throw CocoaError(.fileReadUnknown) }
+                let count = read(handle.fileDescriptor, buffer, size)
                 guard count > 0 else {
                     free(buffer)
-                    try handle.close()
                     if count < 0 { throw CocoaError(.fileReadUnknown) }
                     return nil
                 }

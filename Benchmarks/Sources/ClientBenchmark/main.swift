@@ -201,7 +201,9 @@ if which == "all" || which == "uploads" {
 
     /// The same, from a sequence that reads each chunk with one `read(2)`.
     func readStreamBody() -> HTTPBody {
-        HTTPBody(length: .known(size), iterationBehavior: .single) { UploadFile.ReadChunks(url: file) }
+        HTTPBody(length: .known(size), iterationBehavior: .single) {
+            UploadFile.Chunks(url: file, reading: .systemRead)
+        }
     }
 
     /// The same file as the raw baseline's `httpBodyStream` reads it: an `InputStream`.
@@ -240,7 +242,7 @@ if which == "all" || which == "uploads" {
             for try await chunk in UploadFile.Chunks(url: file) { _ = chunk.count }
         }
         try await record("stream source alone (read(2))") {
-            for try await chunk in UploadFile.ReadChunks(url: file) { _ = chunk.count }
+            for try await chunk in UploadFile.Chunks(url: file, reading: .systemRead) { _ = chunk.count }
         }
         try await record("raw httpBodyStream") { try await raw.uploadStream(file, to: uploadURL) }
         try await record("Heron stream body") { _ = try await post(streamBody(), to: uploadURL, with: client) }
