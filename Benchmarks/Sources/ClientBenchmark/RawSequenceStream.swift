@@ -112,10 +112,11 @@ private final class ChunkQueue: @unchecked Sendable {
         defer { condition.unlock() }
         while chunks.isEmpty && !ended && !failed && state != .closed { condition.wait() }
         if failed || state == .closed { return -1 }
-        guard let first = chunks.first, maxLength > 0 else {
+        guard let first = chunks.first else {
             state = .atEnd
             return 0
         }
+        guard maxLength > 0 else { return 0 }
         let count = min(maxLength, first.count - offset)
         first.withUnsafeBytes { bytes in
             guard let base = bytes.bindMemory(to: UInt8.self).baseAddress else { return }
