@@ -94,9 +94,10 @@ extension Client {
         events: inout EventBuffer
     ) async throws -> ClientResponse<ResponseContent> {
         let base = try resolved(request)
+        let interceptors = options.interceptors.isEmpty ? self.interceptors : options.interceptors + self.interceptors
         var context = InterceptorContext(
-            request: base, attempt: 1, values: options.values, retriesNonIdempotent: options.retriesNonIdempotent,
-            start: record.start)
+            request: base, attempt: 1, values: values.merging(options.values),
+            retriesNonIdempotent: options.retriesNonIdempotent, start: record.start)
         var retryState = RetryState()
         let timeout = options.timeout ?? self.timeout
         let redirectLimit = max(0, options.redirectLimit ?? self.redirectLimit)
@@ -112,7 +113,7 @@ extension Client {
                 prepared = base
             } else {
                 context.request = base
-                prepared = try await prepare(base, context: &context)
+                prepared = try await Self.prepare(base, interceptors: interceptors, context: &context)
                 context.request = prepared
             }
             events.record(.prepared(prepared, attempt: attempt))
@@ -160,7 +161,9 @@ extension Client {
                         duration: Self.seconds(since: attemptStart)))
             }
 
-            let decision = interceptors.isEmpty ? .proceed : try await decide(outcome, context: &context)
+            let decision =
+                interceptors.isEmpty
+                ? .proceed : try await Self.decide(outcome, interceptors: interceptors, context: &context)
             var failure = outcome.error
             let action: RetryAction
             let interceptorRetry: Bool
@@ -215,7 +218,9 @@ extension Client {
         }
     }
 
-    private func prepare(_ base: HTTPRequest, context: inout InterceptorContext) async throws -> HTTPRequest {
+    private static func prepare(
+        _ base: HTTPRequest, interceptors: [any Interceptor], context: inout InterceptorContext
+    ) async throws -> HTTPRequest {
         var prepared = base
         for interceptor in interceptors {
             do {
@@ -227,8 +232,8 @@ extension Client {
         return prepared
     }
 
-    private func decide(
-        _ outcome: AttemptOutcome, context: inout InterceptorContext
+    private static func decide(
+        _ outcome: AttemptOutcome, interceptors: [any Interceptor], context: inout InterceptorContext
     ) async throws
         -> InterceptorDecision
     {

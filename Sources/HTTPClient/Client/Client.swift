@@ -48,6 +48,10 @@ public final class Client: Sendable {
     /// The longest one attempt may take (including its redirects), unless a request sets
     /// its own ``RequestOptions/timeout``; `nil` for none.
     public let timeout: Duration?
+    /// Values every call starts with, beneath the call's own ``RequestOptions/values``
+    /// (a call's value for the same key wins): what interceptors and the layers above the
+    /// client need on every request, such as the endpoint layer's defaults.
+    public let values: RequestValues
 
     let resolver: BaseURLResolver
     let hub: ObserverHub
@@ -65,10 +69,11 @@ public final class Client: Sendable {
     ///   - retry: The retry policies; ``RetryStack/default`` by default.
     ///   - redirectLimit: The most redirects per attempt; 10 by default, 0 to not follow.
     ///   - timeout: The default per-attempt timeout; 60 seconds by default.
+    ///   - values: Values every call starts with; a call's own values win.
     public init(
         baseURL: URL? = nil, headerFields: HTTPFields = [], transport: any ClientTransport = URLSessionTransport(),
         interceptors: [any Interceptor] = [], observers: [any ClientObserver] = [], retry: RetryStack = .default,
-        redirectLimit: Int = 10, timeout: Duration? = .seconds(60)
+        redirectLimit: Int = 10, timeout: Duration? = .seconds(60), values: RequestValues = RequestValues()
     ) {
         self.baseURL = baseURL
         self.headerFields = headerFields
@@ -78,6 +83,7 @@ public final class Client: Sendable {
         self.retry = retry
         self.redirectLimit = max(0, redirectLimit)
         self.timeout = timeout
+        self.values = values
         self.resolver = BaseURLResolver(baseURL: baseURL)
         self.hub = ObserverHub(observers)
         self.defaultFieldNames = Set(headerFields.map(\.name))

@@ -36,6 +36,11 @@ public struct RequestOptions: Sendable {
     public var responseBodyLimit: Int
     /// The most redirects to follow, or `nil` for the client's limit.
     public var redirectLimit: Int?
+    /// Interceptors for this call only, around the client's own: their `prepare` runs
+    /// before the client's interceptors (in this order) and their `decide` after them (in
+    /// reverse), so the client's logging and authentication see the request as these
+    /// shaped it.
+    public var interceptors: [any Interceptor]
 
     /// Creates options.
     /// - Parameters:
@@ -44,9 +49,11 @@ public struct RequestOptions: Sendable {
     ///   - values: Values for the interceptors.
     ///   - responseBodyLimit: The most bytes to buffer; 64 MiB by default.
     ///   - redirectLimit: The most redirects, or `nil` for the client's limit.
+    ///   - interceptors: Interceptors for this call only, around the client's own.
     public init(
         timeout: Duration? = nil, retriesNonIdempotent: Bool = false, values: RequestValues = RequestValues(),
-        responseBodyLimit: Int = 64 * 1024 * 1024, redirectLimit: Int? = nil
+        responseBodyLimit: Int = RequestOptions.defaultResponseBodyLimit, redirectLimit: Int? = nil,
+        interceptors: [any Interceptor] = []
     ) {
         self.timeout = timeout
         self.retriesNonIdempotent = retriesNonIdempotent
@@ -55,7 +62,11 @@ public struct RequestOptions: Sendable {
         self.progressUpdates = nil
         self.responseBodyLimit = responseBodyLimit
         self.redirectLimit = redirectLimit
+        self.interceptors = interceptors
     }
+
+    /// The default ``responseBodyLimit``: 64 MiB.
+    public static let defaultResponseBodyLimit = 64 * 1024 * 1024
 
     /// One callback feeding both progress sinks, or `nil` when neither is set.
     var progressHandler: (@Sendable (TransferProgress) -> Void)? {

@@ -42,4 +42,15 @@ public struct RequestValues: Sendable {
 
     /// Whether the store holds no value.
     public var isEmpty: Bool { storage.isEmpty }
+
+    /// This store with the values of `other` added, `other`'s winning for a key both hold.
+    /// - Parameter other: The values to lay over these.
+    /// - Returns: The merged store.
+    public func merging(_ other: RequestValues) -> RequestValues {
+        if other.isEmpty { return self }
+        if isEmpty { return other }
+        var merged = self
+        merged.storage.merge(other.storage) { _, new in new }
+        return merged
+    }
 }

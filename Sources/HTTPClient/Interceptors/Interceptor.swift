@@ -113,7 +113,8 @@ public struct InterceptorContext: Sendable {
     /// request before the chain ran; during ``Interceptor/decide(_:context:)`` the request
     /// after the whole `prepare` chain.
     public internal(set) var request: HTTPRequest
-    /// Values shared by the interceptors of this request, seeded from ``RequestOptions/values``.
+    /// Values shared by the interceptors of this request, seeded from the client's
+    /// ``Client/values`` with ``RequestOptions/values`` laid over them.
     public var values: RequestValues
     /// Whether the caller opted this request in to retries although its method is not idempotent.
     public let retriesNonIdempotent: Bool

@@ -47,6 +47,40 @@ public struct JSONResponseDecoder: ResponseDecoder {
     )
         throws(HTTPEncodingError) -> Value
     {
+        try decode(Value.self, from: data, response: response, atKeyPath: [])
+    }
+
+    /// Decodes the value at a key path inside a JSON response body, such as the `items` of
+    /// `{"data": {"items": [...]}}`, without declaring a type for the envelope.
+    ///
+    /// ```swift
+    /// let body = Data(#"{"data":{"items":[1,2]}}"#.utf8)
+    /// let items = try JSONResponseDecoder().decode(
+    ///     [Int].self, from: body, response: HTTPResponse(status: .ok), atKeyPath: "data.items")  // [1, 2]
+    /// ```
+    /// - Parameters:
+    ///   - type: The type of the value at the key path.
+    ///   - data: The response body.
+    ///   - response: The response head; its `Content-Type`, when present, must be JSON.
+    ///   - keyPath: Object keys separated by dots, as the decoder sees them (after its key
+    ///     decoding strategy); an empty path decodes the whole body.
+    /// - Returns: The decoded value.
+    /// - Throws: ``HTTPEncodingError`` as ``decode(_:from:response:)`` does; a missing key of
+    ///   the path is ``HTTPEncodingError/Code/jsonDecodingFailed`` naming the path up to it.
+    public func decode<Value: Decodable>(
+        _ type: Value.Type, from data: Data, response: HTTPResponse, atKeyPath keyPath: String
+    )
+        throws(HTTPEncodingError) -> Value
+    {
+        let keys = keyPath.split(separator: ".", omittingEmptySubsequences: true).map(String.init)
+        return try decode(Value.self, from: data, response: response, atKeyPath: keys)
+    }
+
+    private func decode<Value: Decodable>(
+        _ type: Value.Type, from data: Data, response: HTTPResponse, atKeyPath keys: [String]
+    )
+        throws(HTTPEncodingError) -> Value
+    {
         if let contentType = response.contentType, !Self.isJSON(contentType) {
             throw HTTPEncodingError(
                 .unexpectedContentType, value: contentType.description,
@@ -58,7 +92,10 @@ public struct JSONResponseDecoder: ResponseDecoder {
                 reason: "the Content-Type does not parse as a media type")
         }
         do {
-            return try makeDecoder().decode(Value.self, from: data)
+            let decoder = makeDecoder()
+            if keys.isEmpty { return try decoder.decode(Value.self, from: data) }
+            decoder.userInfo[EnvelopedValue<Value>.keyPathKey] = keys
+            return try decoder.decode(EnvelopedValue<Value>.self, from: data).value
         } catch let error as DecodingError {
             throw HTTPEncodingError(
                 .jsonDecodingFailed, keyPath: Self.codingPath(of: error), value: Self.prefix(of: data),
@@ -96,4 +133,33 @@ public struct JSONResponseDecoder: ResponseDecoder {
         @unknown default: return "\(error)"
         }
     }
+}
+
+/// A value found by walking the object keys in the decoder's `userInfo` down from the top.
+private struct EnvelopedValue<Value: Decodable>: Decodable {
+    static var keyPathKey: CodingUserInfoKey { CodingUserInfoKey(rawValue: "heron.envelopeKeyPath")! }
+
+    let value: Value
+
+    init(from decoder: any Decoder) throws {
+        let keys = decoder.userInfo[Self.keyPathKey] as? [String] ?? []
+        guard let last = keys.last else {
+            value = try Value(from: decoder)
+            return
+        }
+        var container = try decoder.container(keyedBy: EnvelopeKey.self)
+        for key in keys.dropLast() {
+            container = try container.nestedContainer(keyedBy: EnvelopeKey.self, forKey: EnvelopeKey(stringValue: key))
+        }
+        value = try container.decode(Value.self, forKey: EnvelopeKey(stringValue: last))
+    }
+}
+
+/// A coding key with any name.
+private struct EnvelopeKey: CodingKey {
+    let stringValue: String
+    var intValue: Int? { nil }
+
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { stringValue = String(intValue) }
 }

@@ -1,0 +1,175 @@
+import Foundation
+import HTTPCore
+import HTTPEncoding
+import HTTPMultipart
+
+extension Endpoint {
+    /// Builds the request this endpoint sends for `value`, without sending it: the template
+    /// expanded, the value encoded, the header fields set.
+    ///
+    /// The client's variable providers are not consulted (they are asynchronous); pass such
+    /// values in `variables`. The URL is relative when the template is.
+    ///
+    /// ```swift
+    /// let request = try Blog.create.makeRequest(NewPost(title: "Hi"))
+    /// print(request)  // POST /posts
+    /// ```
+    /// - Parameters:
+    ///   - value: The request value.
+    ///   - variables: Template variables, winning over the value's properties.
+    ///   - defaults: The encoders and decoder to use; the built-in ones by default.
+    /// - Returns: The request.
+    /// - Throws: ``EndpointError``: an invalid declaration, a missing or invalid variable,
+    ///   a value that cannot be encoded, or an expansion that is not a URL.
+    public func makeRequest(
+        _ value: Request, variables: [String: any Encodable & Sendable] = [:],
+        defaults: EndpointDefaults = EndpointDefaults()
+    ) throws(EndpointError) -> HTTPRequest {
+        try makeRequest(value, explicit: encoded(variables), provided: [:], defaults: defaults)
+    }
+
+    /// The call-time variables as template values.
+    func encoded(_ variables: [String: any Encodable & Sendable]) throws(EndpointError) -> [String: URITemplate.Value] {
+        var values: [String: URITemplate.Value] = [:]
+        values.reserveCapacity(variables.count)
+        for (name, variable) in variables {
+            do throws(VariableShapeError) {
+                values[name] = try TemplateVariableEncoder.value(of: variable)
+            } catch {
+                throw EndpointError(
+                    .invalidVariable, endpoint: self.name, "the variable \"\(name)\": \(error.reason)", variable: name)
+            }
+        }
+        return values
+    }
+
+    /// Builds the request from the value and the variables given at call time and by providers.
+    func makeRequest(
+        _ value: Request, explicit: [String: URITemplate.Value], provided: [String: URITemplate.Value],
+        defaults: EndpointDefaults
+    ) throws(EndpointError) -> HTTPRequest {
+        try validate()
+        let template: URITemplate
+        switch parsedTemplate {
+        case .success(let parsed): template = parsed
+        case .failure(let error):
+            throw EndpointError(.invalidTemplate, endpoint: name, "\(error)", underlying: error)
+        }
+
+        // The value's properties fill what neither the call nor a provider gave.
+        var values = provided
+        if !explicit.isEmpty { values.merge(explicit) { _, call in call } }
+        if let properties = body.properties, values.count < variableNames.count {
+            let wanted = variableNames.filter { values[$0] == nil }
+            if !wanted.isEmpty {
+                do throws(VariableShapeError) {
+                    values.merge(try properties(value, wanted)) { given, _ in given }
+                } catch {
+                    throw EndpointError(.invalidVariable, endpoint: name, "the request value's \(error.reason)")
+                }
+            }
+        }
+        try checkRequired(values)
+
+        var target: String
+        do throws(URITemplateError) {
+            target = try template.expand { name in values[name] }
+        } catch {
+            throw EndpointError(
+                .invalidVariable, endpoint: name, "the template cannot take a value: \(error.reason)",
+                underlying: error)
+        }
+
+        let output: RequestEncoding<Request>.Output
+        do {
+            output = try body.encode(value, method, variableNames, defaults)
+        } catch {
+            throw Self.encodingFailure(error, endpoint: name)
+        }
+        var requestBody: HTTPBody?
+        var contentType: MediaType?
+        switch output {
+        case .nothing: break
+        case .body(let encoded):
+            requestBody = encoded.body
+            contentType = encoded.contentType
+        case .raw(let raw, let type):
+            requestBody = raw
+            contentType = type
+        case .query(let query):
+            if !query.isEmpty { target = Self.appending(query: query, to: target) }
+        }
+
+        guard let url = URL(string: target) else {
+            throw EndpointError(.invalidURL, endpoint: name, "the expanded template \"\(target)\" is not a URL")
+        }
+        var request = HTTPRequest(method: method, url: url, headerFields: headerFields, body: requestBody)
+        if let contentType { request.headerFields.set(Self.field(.contentType, contentType)) }
+        if let accept = response.accept, !headerFields.contains(.accept) {
+            request.headerFields.append(Self.field(.accept, accept))
+        }
+        return request
+    }
+
+    /// Fails for a path variable that is missing, empty, or a dot segment.
+    private func checkRequired(_ values: [String: URITemplate.Value]) throws(EndpointError) {
+        for use in requiredUses {
+            guard let value = values[use.name], value.isDefined, value != .string("") else {
+                throw EndpointError(
+                    .missingVariable, endpoint: name,
+                    "the path variable \"\(use.name)\" has no value (give it in variables:, a provider or the request "
+                        + "value; an empty string would change the path)",
+                    variable: use.name)
+            }
+            guard use.operator == .simple || use.operator == .pathSegment else { continue }
+            let segments: [String]
+            switch value {
+            case .string(let text): segments = [text]
+            case .list(let items): segments = items
+            case .associative(let pairs): segments = pairs.flatMap { [$0.key, $0.value] }
+            }
+            if let dots = segments.first(where: { $0 == "." || $0 == ".." }) {
+                throw EndpointError(
+                    .invalidVariable, endpoint: name,
+                    "the path variable \"\(use.name)\" is \"\(dots)\", a dot segment that would move the request "
+                        + "to another path (RFC 3986 §5.2.4)",
+                    variable: use.name)
+            }
+        }
+    }
+
+    private static func appending(query: String, to target: String) -> String {
+        var base = Substring(target)
+        var fragment: Substring = ""
+        if let hash = base.firstIndex(of: "#") {
+            fragment = base[hash...]
+            base = base[..<hash]
+        }
+        let separator = base.contains("?") ? (base.hasSuffix("?") || base.hasSuffix("&") ? "" : "&") : "?"
+        return base + separator + query + fragment
+    }
+
+    /// A field whose value is known to be valid (a media type's description).
+    private static func field(_ name: HTTPFieldName, _ type: MediaType) -> HTTPField {
+        // A MediaType's description is always a valid field value.
+        try! HTTPField(name: name, value: type.description)
+    }
+
+    private static func encodingFailure(_ error: any Error, endpoint: String) -> EndpointError {
+        switch error {
+        case let error as EndpointError: return error
+        case let error as HTTPEncodingError:
+            return EndpointError(
+                .encodingFailed, endpoint: endpoint, "the request value cannot be encoded: \(error.reason)",
+                codingPath: error.keyPath, underlying: error)
+        case let error as MultipartError:
+            return EndpointError(
+                .encodingFailed, endpoint: endpoint, "the request value cannot be encoded as multipart: \(error)",
+                underlying: error)
+        default:
+            return EndpointError(
+                .encodingFailed, endpoint: endpoint, "the request value cannot be encoded: \(error)",
+                underlying: error)
+        }
+    }
+}
