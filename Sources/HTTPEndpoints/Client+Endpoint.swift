@@ -22,6 +22,7 @@ extension Client {
     /// - Returns: The response value.
     /// - Throws: ``EndpointError`` for the endpoint layer's failures (declaration, variables,
     ///   encoding, status, decoding); `ClientError`, unchanged, for the client's.
+    @discardableResult
     public func call<Request, Response>(
         _ endpoint: Endpoint<Request, Response>, _ request: Request,
         variables: [String: any Encodable & Sendable] = [:], options: RequestOptions = RequestOptions()
@@ -40,6 +41,7 @@ extension Client {
     ///   - options: Per-call settings; those left at their defaults take the endpoint's.
     /// - Returns: The response value.
     /// - Throws: ``EndpointError`` or `ClientError`, as ``call(_:_:variables:options:)``.
+    @discardableResult
     public func call<Response>(
         _ endpoint: Endpoint<Empty, Response>, variables: [String: any Encodable & Sendable] = [:],
         options: RequestOptions = RequestOptions()
@@ -59,6 +61,7 @@ extension Client {
     ///   - options: Per-call settings, such as progress.
     /// - Returns: `destination`.
     /// - Throws: ``EndpointError`` or `ClientError`, as ``call(_:_:variables:options:)``.
+    @discardableResult
     public func call<Request>(
         _ endpoint: Endpoint<Request, URL>, _ request: Request, to destination: URL,
         variables: [String: any Encodable & Sendable] = [:], options: RequestOptions = RequestOptions()
@@ -74,6 +77,7 @@ extension Client {
     ///   - options: Per-call settings, such as progress.
     /// - Returns: `destination`.
     /// - Throws: ``EndpointError`` or `ClientError`, as ``call(_:_:variables:options:)``.
+    @discardableResult
     public func call(
         _ endpoint: Endpoint<Empty, URL>, to destination: URL, variables: [String: any Encodable & Sendable] = [:],
         options: RequestOptions = RequestOptions()

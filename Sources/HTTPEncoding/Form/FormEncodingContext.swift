@@ -304,5 +304,6 @@ struct FormCodingKey: CodingKey {
 
 extension [any CodingKey] {
     /// The keys as strings, for an error's key path.
-    var formKeyPath: [String] { map(\.stringValue) }
+    /// The keys as text; an array index as its number (`0`, not JSONDecoder's `Index 0`).
+    var formKeyPath: [String] { map { key in key.intValue.map(String.init) ?? key.stringValue } }
 }
