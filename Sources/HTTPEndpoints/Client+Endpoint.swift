@@ -169,8 +169,10 @@ extension Client {
                 .appendingPathComponent("heron-download-\(UUID().uuidString)")
             let partial = target.deletingLastPathComponent()
                 .appendingPathComponent(".\(target.lastPathComponent).heron-\(UUID().uuidString)")
-            let response = try await download(request, to: partial, options: options)
+            let response: ClientResponse<URL>
             do {
+                // The client writes every attempt's body (a retried 500's too) to `partial`.
+                response = try await download(request, to: partial, options: options)
                 if !endpoint.accepts(response.status) {
                     let body = try Self.prefix(of: partial, limit: EndpointError.bodyLimit)
                     try endpoint.check(response.head, body: body, request: response.request, defaults: defaults)

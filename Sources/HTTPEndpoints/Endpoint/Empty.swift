@@ -5,7 +5,7 @@
 /// whatever it holds.
 ///
 /// ```swift
-/// static let ping = Endpoint<Empty, Empty>(.get, "/status/{code}")
+/// let ping = Endpoint<Empty, Empty>(.get, "/status/{code}")
 /// try await client.call(ping, variables: ["code": 204])
 /// ```
 public struct Empty: Codable, Hashable, Sendable {

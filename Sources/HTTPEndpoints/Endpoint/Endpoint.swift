@@ -18,7 +18,10 @@ import HTTPEncoding
 /// properties of the same name, which are then not sent again in the body or query.
 ///
 /// ```swift
-/// struct Post: Codable, Sendable { var id: Int; var title: String }
+/// struct Post: Codable, Sendable {
+///     var id: Int
+///     var title: String
+/// }
 /// struct NewPost: Encodable, Sendable { var title: String }
 ///
 /// enum Blog {

@@ -11,7 +11,10 @@ import HTTPMultipart
 /// template names goes into the body (or query) as the encoder writes it.
 ///
 /// ```swift
-/// struct NewPost: Encodable { var blog: String; var title: String }
+/// struct NewPost: Encodable {
+///     var blog: String
+///     var title: String
+/// }
 /// // POST /blogs/heron/posts with the body {"title":"Hi"}
 /// static let create = Endpoint<NewPost, Post>(.post, "/blogs/{blog}/posts", body: .json)
 /// ```

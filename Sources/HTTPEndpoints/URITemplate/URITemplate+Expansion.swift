@@ -9,7 +9,7 @@ extension URITemplate {
     ///
     /// ```swift
     /// let template = try URITemplate("/users/{id}{?fields*}")
-    /// try template.expand(["id": "42", "fields": ["name", "email"]])
+    /// let path = try template.expand(["id": "42", "fields": ["name", "email"]])
     /// // "/users/42?fields=name&fields=email"
     /// ```
     ///
@@ -47,68 +47,77 @@ extension URITemplate {
         try render(lookup)
     }
 
-    /// Expansion in two passes: the first looks every variable up once, checks it and
-    /// bounds the output's length; the second writes the bytes into a string of that
-    /// capacity, with no further checks.
+    /// Expansion in one pass over the steps: each variable is looked up once, checked,
+    /// and written as UTF-8 bytes into stack memory (moved to the heap if it grows past
+    /// it); the bytes become a string once, at the end.
     @inline(__always)
     private func render(_ lookup: (String) throws(URITemplateError) -> Value?) throws(URITemplateError) -> String {
-        guard variableCount > 0 else {
-            // Literals only: the template expands to its literals, whatever the values.
-            return String(decoding: parts.lazy.flatMap(\.literalBytes), as: UTF8.self)
-        }
-        return try withUnsafeTemporaryAllocation(of: Value?.self, capacity: variableCount) {
-            (values) throws(URITemplateError) -> String in
-            var resolved = 0
-            defer { values.baseAddress!.deinitialize(count: resolved) }
-            var capacity = literalByteCount
-            for case .expression(let expression) in parts {
-                capacity += 1
-                for variable in expression.variables {
-                    let value = try lookup(variable.name)
-                    if let value {
-                        try check(value, for: variable, in: expression)
-                        capacity += Self.lengthBound(of: value, nameLength: variable.nameBytes.count)
-                    }
-                    values.initializeElement(at: resolved, to: value)
-                    resolved += 1
-                }
+        try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.stackCapacity) {
+            (stack) throws(URITemplateError) -> String in
+            var output = Output(stack)
+            defer { output.releaseHeapMemory() }
+            try bytes.withUnsafeBufferPointer { (storage) throws(URITemplateError) in
+                try write(storage.baseAddress!, to: &output, lookup)
             }
-            let input = UnsafeBufferPointer(values)
-            guard capacity > Self.largeExpansion else {
-                return String(unsafeUninitializedCapacity: capacity) { buffer in
-                    write(input, to: buffer.baseAddress!)
-                }
-            }
-            // A long expansion: write it into scratch memory and copy it into a string of
-            // the exact length rather than keep the up to 3× over-allocation.
-            let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: capacity)
-            defer { buffer.deallocate() }
-            let count = write(input, to: buffer.baseAddress!)
-            return String(decoding: UnsafeBufferPointer(rebasing: buffer[..<count]), as: UTF8.self)
+            return output.makeString()
         }
     }
 
-    /// Above this many bytes of bound, the output is copied to a string of exact length.
-    private static var largeExpansion: Int { 4096 }
+    /// The bytes of stack memory an expansion starts in.
+    private static var stackCapacity: Int { 512 }
+
+    /// Writes the expansion (RFC 6570 Appendix A) of every step; `bytes` is the start of
+    /// the template's literal and name bytes.
+    @inline(__always)
+    private func write(
+        _ bytes: UnsafePointer<UInt8>, to output: inout Output, _ lookup: (String) throws(URITemplateError) -> Value?
+    ) throws(URITemplateError) {
+        var specIndex = 0
+        var isFirst = true
+        for step in steps {
+            switch step.kind {
+            case .literal:
+                output.reserve(step.count)
+                output.append(bytes + step.start, count: step.count)
+            case .expression:
+                isFirst = true
+            case .variable:
+                let value = try lookup(specNames[specIndex])
+                specIndex += 1
+                // RFC 6570 §2.3: a missing variable, an empty list and an empty
+                // associative array are undefined and expand to nothing (§3.2.1).
+                guard let value, value.isDefined else { continue }
+                if step.prefix > 0 { try checkPrefix(on: value, step) }
+                output.reserve(Self.lengthBound(of: value, nameLength: step.count))
+                if isFirst {
+                    isFirst = false
+                    if step.first != 0 { output.append(step.first) }
+                } else {
+                    output.append(step.separator)
+                }
+                output.append(value, of: step, name: UnsafeBufferPointer(start: bytes + step.start, count: step.count))
+            }
+        }
+    }
 
     /// RFC 6570 §2.4.1: "Prefix modifiers are not applicable to variables that have
     /// composite values."
-    private func check(_ value: Value, for variable: Variable, in expression: Expression) throws(URITemplateError) {
-        guard variable.prefix > 0, value.isDefined else { return }
+    private func checkPrefix(on value: Value, _ step: Step) throws(URITemplateError) {
         let kind: String
         switch value {
         case .string: return
         case .list: kind = "a list"
         case .associative: kind = "an associative array"
         }
+        let name = String(decoding: bytes[step.start..<step.start + step.count], as: UTF8.self)
         throw URITemplateError(
-            .prefixOnComposite, template: text, offset: expression.offset,
-            reason: "prefix on a composite value: \"\(variable.name)\" is \(kind), and the prefix modifier "
-                + "\":\(variable.prefix)\" applies only to strings (RFC 6570 §2.4.1)")
+            .prefixOnComposite, template: text, offset: step.offset,
+            reason: "prefix on a composite value: \"\(name)\" is \(kind), and the prefix modifier "
+                + "\":\(step.prefix)\" applies only to strings (RFC 6570 §2.4.1)")
     }
 
-    /// An upper bound of the bytes `value` adds to an expression: its separator, its
-    /// name and `=`, and every byte of its members percent-encoded (3 bytes each).
+    /// An upper bound of the bytes `value` adds to an expression: its `first` or `sep`,
+    /// its name and `=`, and every byte of its members percent-encoded (3 bytes each).
     @inline(__always)
     private static func lengthBound(of value: Value, nameLength: Int) -> Int {
         let overhead = nameLength + 2
@@ -125,51 +134,53 @@ extension URITemplate {
             return bound
         }
     }
-
-    /// Writes the expansion (RFC 6570 Appendix A) from the values looked up in template
-    /// order; returns the number of bytes written.
-    private func write(_ values: UnsafeBufferPointer<Value?>, to start: UnsafeMutablePointer<UInt8>) -> Int {
-        var output = Output(start)
-        var valueIndex = 0
-        for part in parts {
-            switch part {
-            case .literal(let bytes):
-                output.append(bytes)
-            case .expression(let expression):
-                var isFirst = true
-                for variable in expression.variables {
-                    let value = values[valueIndex]
-                    valueIndex += 1
-                    guard let value, value.isDefined else { continue }
-                    if isFirst {
-                        isFirst = false
-                        if expression.first != 0 { output.append(expression.first) }
-                    } else {
-                        output.append(expression.separator)
-                    }
-                    output.append(value, of: variable, in: expression)
-                }
-            }
-        }
-        return output.cursor - start
-    }
-}
-
-extension URITemplate.Part {
-    /// The bytes of a literal, none for an expression.
-    fileprivate var literalBytes: [UInt8] {
-        if case .literal(let bytes) = self { return bytes }
-        return []
-    }
 }
 
 extension URITemplate {
-    /// A write position in memory that the caller sized with
-    /// `URITemplate.lengthBound(of:nameLength:)`; nothing is checked.
+    /// Output bytes: a write position in memory that starts as the caller's stack buffer
+    /// and moves to the heap when ``reserve(_:)`` finds it too small. Only `reserve`
+    /// checks room: every append after it writes without checks, within the bound
+    /// reserved.
     private struct Output {
-        var cursor: UnsafeMutablePointer<UInt8>
+        private var base: UnsafeMutablePointer<UInt8>
+        private var cursor: UnsafeMutablePointer<UInt8>
+        private var end: UnsafeMutablePointer<UInt8>
+        private var isOnHeap = false
 
-        init(_ start: UnsafeMutablePointer<UInt8>) { cursor = start }
+        init(_ stack: UnsafeMutableBufferPointer<UInt8>) {
+            base = stack.baseAddress!
+            cursor = base
+            end = base + stack.count
+        }
+
+        /// Makes room for `count` more bytes.
+        @inline(__always)
+        mutating func reserve(_ count: Int) {
+            if end - cursor < count { grow(count) }
+        }
+
+        @inline(never)
+        private mutating func grow(_ count: Int) {
+            let used = cursor - base
+            let capacity = max(2 * (end - base), used + count)
+            let memory = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+            memory.initialize(from: base, count: used)
+            if isOnHeap { base.deallocate() }
+            base = memory
+            cursor = memory + used
+            end = memory + capacity
+            isOnHeap = true
+        }
+
+        /// Frees the heap memory the output moved to, if it did.
+        func releaseHeapMemory() {
+            if isOnHeap { base.deallocate() }
+        }
+
+        /// The bytes written, as a string (they are ASCII).
+        func makeString() -> String {
+            String(decoding: UnsafeBufferPointer(start: base, count: cursor - base), as: UTF8.self)
+        }
 
         @inline(__always)
         mutating func append(_ byte: UInt8) {
@@ -178,38 +189,40 @@ extension URITemplate {
         }
 
         @inline(__always)
-        mutating func append(_ bytes: [UInt8]) {
-            bytes.withUnsafeBufferPointer { buffer in
-                guard let base = buffer.baseAddress else { return }
-                cursor.initialize(from: base, count: buffer.count)
-                cursor += buffer.count
-            }
+        mutating func append(_ bytes: UnsafePointer<UInt8>, count: Int) {
+            cursor.initialize(from: bytes, count: count)
+            cursor += count
+        }
+
+        @inline(__always)
+        mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+            append(bytes.baseAddress!, count: bytes.count)
         }
 
         /// Writes one defined value of a variable, after the expression's `first` or
         /// `sep` (RFC 6570 Appendix A, "if varspec has a value").
         @inline(__always)
-        mutating func append(_ value: Value, of variable: Variable, in expression: Expression) {
-            let reserved = expression.allowsReserved
+        mutating func append(_ value: Value, of step: Step, name: UnsafeBufferPointer<UInt8>) {
+            let reserved = step.allowsReserved
             switch value {
             case .string(let string):
-                if expression.isNamed {
-                    append(variable.nameBytes)
+                if step.isNamed {
+                    append(name)
                     if string.isEmpty {
-                        if expression.writesEqualsWhenEmpty { append(UInt8(ascii: "=")) }
+                        if step.writesEqualsWhenEmpty { append(UInt8(ascii: "=")) }
                         return
                     }
                     append(UInt8(ascii: "="))
                 }
-                appendEncoded(string, prefix: variable.prefix, allowsReserved: reserved)
-            case .list(let list) where variable.explode:
+                appendEncoded(string, prefix: step.prefix, allowsReserved: reserved)
+            case .list(let list) where step.explode:
                 // Exploded list: one member per separator, each named for named operators.
                 for (index, item) in list.enumerated() {
-                    if index > 0 { append(expression.separator) }
-                    if expression.isNamed {
-                        append(variable.nameBytes)
+                    if index > 0 { append(step.separator) }
+                    if step.isNamed {
+                        append(name)
                         if item.isEmpty {
-                            if expression.writesEqualsWhenEmpty { append(UInt8(ascii: "=")) }
+                            if step.writesEqualsWhenEmpty { append(UInt8(ascii: "=")) }
                             continue
                         }
                         append(UInt8(ascii: "="))
@@ -218,22 +231,22 @@ extension URITemplate {
                 }
             case .list(let list):
                 // Unexploded list: the members joined with ",".
-                if expression.isNamed {
-                    append(variable.nameBytes)
+                if step.isNamed {
+                    append(name)
                     append(UInt8(ascii: "="))
                 }
                 for (index, item) in list.enumerated() {
                     if index > 0 { append(UInt8(ascii: ",")) }
                     appendEncoded(item, prefix: 0, allowsReserved: reserved)
                 }
-            case .associative(let pairs) where variable.explode:
+            case .associative(let pairs) where step.explode:
                 // Exploded associative array: `key=value` per separator; for named
                 // operators an empty value takes the operator's "ifemp".
                 for (index, pair) in pairs.enumerated() {
-                    if index > 0 { append(expression.separator) }
+                    if index > 0 { append(step.separator) }
                     appendEncoded(pair.key, prefix: 0, allowsReserved: reserved)
-                    if expression.isNamed, pair.value.isEmpty {
-                        if expression.writesEqualsWhenEmpty { append(UInt8(ascii: "=")) }
+                    if step.isNamed, pair.value.isEmpty {
+                        if step.writesEqualsWhenEmpty { append(UInt8(ascii: "=")) }
                         continue
                     }
                     append(UInt8(ascii: "="))
@@ -241,8 +254,8 @@ extension URITemplate {
                 }
             case .associative(let pairs):
                 // Unexploded associative array: `key,value,key,value`.
-                if expression.isNamed {
-                    append(variable.nameBytes)
+                if step.isNamed {
+                    append(name)
                     append(UInt8(ascii: "="))
                 }
                 for (index, pair) in pairs.enumerated() {

@@ -1,30 +1,34 @@
 extension URITemplate {
-    /// Reads a template into ``Part``s, checking it against the grammar of RFC 6570 §2.
+    /// Reads a template into ``Step``s, checking it against the grammar of RFC 6570 §2.
     ///
     /// The template is read as an array of Unicode scalars, so a position in it is the
     /// ``URITemplateError/offset`` an error reports.
     struct Parser {
+        /// The steps read so far.
+        private(set) var steps: [Step] = []
+        /// The literal and name bytes the steps point into.
+        private(set) var bytes: [UInt8] = []
+        /// The name of each variable step so far.
+        private(set) var specNames: [String] = []
         private let template: String
         private let scalars: [Unicode.Scalar]
-        private var parts: [Part] = []
-        private var literal: [UInt8] = []
+        /// Where the literal being read starts in `bytes`.
+        private var literalStart = 0
 
         init(_ template: String) {
             self.template = template
             self.scalars = Array(template.unicodeScalars)
         }
 
-        /// Parses the whole template.
-        mutating func parse() throws(URITemplateError) -> [Part] {
+        /// Parses the whole template into ``steps``, ``bytes`` and ``specNames``.
+        mutating func parse() throws(URITemplateError) {
             var index = 0
             while index < scalars.count {
                 let scalar = scalars[index]
                 switch scalar {
                 case "{":
                     flushLiteral()
-                    let (expression, next) = try parseExpression(open: index)
-                    parts.append(.expression(expression))
-                    index = next
+                    index = try parseExpression(open: index)
                 case "}":
                     throw failure(
                         .unexpectedClosingBrace, at: index,
@@ -37,7 +41,7 @@ extension URITemplate {
                             .invalidLiteral, at: index,
                             "invalid literal: \"%\" does not start a %XX escape (write a percent sign as %25)")
                     }
-                    for offset in 0..<3 { literal.append(UInt8(scalars[index + offset].value)) }
+                    for offset in 0..<3 { bytes.append(UInt8(scalars[index + offset].value)) }
                     index += 3
                 default:
                     try appendLiteral(scalar, at: index)
@@ -45,7 +49,6 @@ extension URITemplate {
                 }
             }
             flushLiteral()
-            return parts
         }
 
         // MARK: Literals (RFC 6570 §2.1, §3.1)
@@ -66,7 +69,7 @@ extension URITemplate {
                         "invalid literal: \(Self.describe(scalar)) is not allowed in a URI template outside an "
                             + "expression (RFC 6570 §2.1); write it percent-encoded")
                 }
-                literal.append(UInt8(value))
+                bytes.append(UInt8(value))
                 return
             }
             guard Self.isUCSCharOrPrivate(value) else {
@@ -76,16 +79,16 @@ extension URITemplate {
                         + "write it percent-encoded")
             }
             for byte in String(Character(scalar)).utf8 {
-                literal.append(UInt8(ascii: "%"))
-                literal.append(PercentEncoding.hexDigit(byte >> 4))
-                literal.append(PercentEncoding.hexDigit(byte & 0x0F))
+                bytes.append(UInt8(ascii: "%"))
+                bytes.append(PercentEncoding.hexDigit(byte >> 4))
+                bytes.append(PercentEncoding.hexDigit(byte & 0x0F))
             }
         }
 
         private mutating func flushLiteral() {
-            guard !literal.isEmpty else { return }
-            parts.append(.literal(literal))
-            literal = []
+            guard bytes.count > literalStart else { return }
+            steps.append(.literal(start: literalStart, count: bytes.count - literalStart))
+            literalStart = bytes.count
         }
 
         /// RFC 6570 §1.5 `ucschar` and `iprivate`: the non-ASCII code points a literal may hold.
@@ -104,8 +107,8 @@ extension URITemplate {
 
         // MARK: Expressions (RFC 6570 §2.2-§2.4)
 
-        /// Parses the expression whose `{` is at `open`, returning it and the index after its `}`.
-        private func parseExpression(open: Int) throws(URITemplateError) -> (Expression, Int) {
+        /// Parses the expression whose `{` is at `open` into steps; returns the index after its `}`.
+        private mutating func parseExpression(open: Int) throws(URITemplateError) -> Int {
             var index = open + 1
             guard index < scalars.count else { throw unclosed(open) }
             var expressionOperator = Operator.simple
@@ -132,7 +135,25 @@ extension URITemplate {
                 index = next + 1
                 if scalars[next] == "}" { break }
             }
-            return (Expression(operator: expressionOperator, offset: open, variables: variables), index)
+            steps.append(.expression(expressionOperator, offset: open))
+            for variable in variables {
+                let nameStart = bytes.count
+                bytes.append(contentsOf: variable.name.utf8)
+                steps.append(
+                    .variable(
+                        expressionOperator, nameStart: nameStart, nameCount: bytes.count - nameStart,
+                        prefix: variable.prefix, explode: variable.explode, offset: open))
+                specNames.append(variable.name)
+            }
+            literalStart = bytes.count
+            return index
+        }
+
+        /// A variable specification as read, before it becomes a step.
+        private struct Variable {
+            let name: String
+            let prefix: Int
+            let explode: Bool
         }
 
         /// Parses `varname [ ":" max-length / "*" ]` at `start`; returns it and the index

@@ -8,8 +8,8 @@ extension URITemplate {
     ///
     /// ```swift
     /// let values: [String: URITemplate.Value] = [
-    ///     "owner": "apple",                            // .string
-    ///     "labels": ["bug", "help wanted"],            // .list
+    ///     "owner": "apple",  // .string
+    ///     "labels": ["bug", "help wanted"],  // .list
     ///     "sort": ["field": "created", "dir": "desc"],  // .associative, in this order
     /// ]
     /// ```

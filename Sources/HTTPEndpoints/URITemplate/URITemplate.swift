@@ -31,12 +31,15 @@
 public struct URITemplate: Sendable, Hashable, CustomStringConvertible {
     /// The template text, as given.
     let text: String
-    /// The parsed template: literals and expressions in order.
-    let parts: [Part]
+    /// The parsed template as a flat program of trivial steps, expanded in order.
+    let steps: [Step]
+    /// The literal bytes (already expanded) and the variable names' bytes the steps
+    /// point into.
+    let bytes: [UInt8]
+    /// The name of each variable step, in template order: the keys expansion looks up.
+    let specNames: [String]
     /// The variable names, in order of first appearance, without repeats.
     let names: [String]
-    /// The number of variable specifications in all expressions.
-    let variableCount: Int
     /// The number of bytes the literals expand to.
     let literalByteCount: Int
 
@@ -52,27 +55,14 @@ public struct URITemplate: Sendable, Hashable, CustomStringConvertible {
     ///   ``URITemplateError/offset`` points at the problem.
     public init(_ template: String) throws(URITemplateError) {
         var parser = Parser(template)
-        let parts = try parser.parse()
-        var names: [String] = []
+        try parser.parse()
         var seen: Set<String> = []
-        var variableCount = 0
-        var literalByteCount = 0
-        for part in parts {
-            switch part {
-            case .literal(let bytes):
-                literalByteCount += bytes.count
-            case .expression(let expression):
-                variableCount += expression.variables.count
-                for variable in expression.variables where seen.insert(variable.name).inserted {
-                    names.append(variable.name)
-                }
-            }
-        }
         self.text = template
-        self.parts = parts
-        self.names = names
-        self.variableCount = variableCount
-        self.literalByteCount = literalByteCount
+        self.steps = parser.steps
+        self.bytes = parser.bytes
+        self.specNames = parser.specNames
+        self.names = parser.specNames.filter { seen.insert($0).inserted }
+        self.literalByteCount = parser.steps.reduce(0) { $0 + ($1.kind == .literal ? $1.count : 0) }
     }
 
     /// The template text, exactly as given to ``init(_:)``.
@@ -212,78 +202,86 @@ extension URITemplate {
     /// Every variable specification of the template, in template order; a variable used
     /// in two expressions appears twice.
     var variableUses: [VariableUse] {
-        var uses: [VariableUse] = []
-        uses.reserveCapacity(variableCount)
-        for case .expression(let expression) in parts {
-            for variable in expression.variables {
-                uses.append(
-                    VariableUse(
-                        name: variable.name,
-                        operator: expression.operator,
-                        prefix: variable.prefix == 0 ? nil : variable.prefix,
-                        explode: variable.explode))
-            }
+        zip(steps.lazy.filter { $0.kind == .variable }, specNames).map { step, name in
+            VariableUse(
+                name: name, operator: step.operator, prefix: step.prefix == 0 ? nil : step.prefix,
+                explode: step.explode)
         }
-        return uses
     }
 
-    /// A piece of a parsed template.
-    enum Part: Sendable {
-        /// Literal text, already in its expanded form (RFC 6570 §3.1): ASCII bytes.
-        case literal([UInt8])
-        /// An expression.
-        case expression(Expression)
-    }
+    /// One step of a parsed template. Steps hold only trivial values, so walking them
+    /// costs no reference counting.
+    ///
+    /// A template is a sequence of literal steps and expressions; an expression is an
+    /// expression step followed by one variable step per variable specification. Each
+    /// variable step carries its operator's Appendix A behaviour (RFC 6570), copied out
+    /// so that expansion reads plain stored fields.
+    struct Step: Sendable {
+        enum Kind: UInt8, Sendable {
+            /// `bytes[start..<start + count]` is literal output.
+            case literal
+            /// An expression starts; `first` is written before its first defined value.
+            case expression
+            /// A variable specification; `bytes[start..<start + count]` is its name.
+            case variable
+        }
 
-    /// A parsed expression, with its operator's Appendix A behaviour copied out so that
-    /// expansion reads plain stored fields.
-    struct Expression: Sendable {
-        /// The operator.
+        let kind: Kind
+        /// The operator of the expression (not meaningful for literals).
         let `operator`: Operator
-        /// The offset of the `{` in Unicode scalars, for errors.
-        let offset: Int
-        /// The byte written before the first defined value, 0 for none.
+        /// Appendix A "first": the byte written before the first defined value, 0 for none.
         let first: UInt8
-        /// The byte written between defined values.
+        /// Appendix A "sep": the byte written between defined values.
         let separator: UInt8
-        /// Whether values are written as `name=value`.
+        /// Appendix A "named": whether values are written as `name=value`.
         let isNamed: Bool
-        /// Whether an empty named value is written as `name=` rather than `name`.
+        /// Appendix A "ifemp": whether an empty named value is written `name=` rather than `name`.
         let writesEqualsWhenEmpty: Bool
-        /// Whether reserved characters and `%XX` triplets in values are kept.
+        /// Appendix A "allow": whether reserved characters and `%XX` triplets in values are kept.
         let allowsReserved: Bool
-        /// The variable specifications, in order.
-        let variables: [Variable]
+        /// Whether the variable has the explode modifier.
+        let explode: Bool
+        /// The variable's prefix length, 0 for none.
+        let prefix: Int
+        /// Where the literal or the name starts in the template's bytes.
+        let start: Int
+        /// The byte count of the literal or the name.
+        let count: Int
+        /// The offset of the expression's `{` in Unicode scalars, for errors.
+        let offset: Int
 
-        init(operator: Operator, offset: Int, variables: [Variable]) {
+        private init(
+            kind: Kind, operator: Operator, explode: Bool = false, prefix: Int = 0, start: Int, count: Int,
+            offset: Int
+        ) {
+            self.kind = kind
             self.operator = `operator`
-            self.offset = offset
             self.first = `operator`.first
             self.separator = `operator`.separator
             self.isNamed = `operator`.isNamed
             self.writesEqualsWhenEmpty = `operator`.writesEqualsWhenEmpty
             self.allowsReserved = `operator`.allowsReserved
-            self.variables = variables
-        }
-    }
-
-    /// A parsed variable specification (RFC 6570 §2.3, §2.4).
-    struct Variable: Sendable {
-        /// The name as written.
-        let name: String
-        /// The name's UTF-8 bytes, written as is by named operators (the grammar makes
-        /// them ASCII: letters, digits, `_`, `.` and `%XX` triplets).
-        let nameBytes: [UInt8]
-        /// The prefix length, 0 for none.
-        let prefix: Int
-        /// Whether the explode modifier is present.
-        let explode: Bool
-
-        init(name: String, prefix: Int, explode: Bool) {
-            self.name = name
-            self.nameBytes = Array(name.utf8)
-            self.prefix = prefix
             self.explode = explode
+            self.prefix = prefix
+            self.start = start
+            self.count = count
+            self.offset = offset
+        }
+
+        static func literal(start: Int, count: Int) -> Step {
+            Step(kind: .literal, operator: .simple, start: start, count: count, offset: 0)
+        }
+
+        static func expression(_ operator: Operator, offset: Int) -> Step {
+            Step(kind: .expression, operator: `operator`, start: 0, count: 0, offset: offset)
+        }
+
+        static func variable(
+            _ operator: Operator, nameStart: Int, nameCount: Int, prefix: Int, explode: Bool, offset: Int
+        ) -> Step {
+            Step(
+                kind: .variable, operator: `operator`, explode: explode, prefix: prefix, start: nameStart,
+                count: nameCount, offset: offset)
         }
     }
 }

@@ -82,6 +82,25 @@ public struct URITemplateError: Error, Sendable, Hashable, CustomStringConvertib
     /// `invalid URI template "{/id*" at offset 0: unclosed expression: ...`.
     public var description: String {
         let verb = code == .prefixOnComposite ? "cannot expand URI template" : "invalid URI template"
-        return "\(verb) \(template.debugDescription) at offset \(offset): \(reason)"
+        return "\(verb) \(Self.quoted(template)) at offset \(offset): \(reason)"
+    }
+
+    /// `text` in double quotes, with quotes, backslashes and control characters escaped
+    /// as in a Swift string literal, so that the description stays on one line.
+    static func quoted(_ text: String) -> String {
+        var quoted = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": quoted += "\\\""
+            case "\\": quoted += "\\\\"
+            case "\n": quoted += "\\n"
+            case "\r": quoted += "\\r"
+            case "\t": quoted += "\\t"
+            case "\u{0}"..."\u{1F}", "\u{7F}"..."\u{9F}":
+                quoted += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            default: quoted.unicodeScalars.append(scalar)
+            }
+        }
+        return quoted + "\""
     }
 }

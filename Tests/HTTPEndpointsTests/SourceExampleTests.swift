@@ -1,0 +1,203 @@
+import Foundation
+import HTTPClient
+import HTTPCore
+import HTTPEncoding
+import HTTPEndpoints
+import TestSupport
+import Testing
+
+// Each test holds, verbatim, the ```swift examples of the documentation comments of
+// Sources/HTTPEndpoints and runs them over a stub transport, with `print` captured.
+// `everySourceExampleIsHere` fails when an example is missing from this file.
+
+@Suite("Examples in the HTTPEndpoints documentation comments")
+struct SourceExampleTests {
+    @Test("every ```swift example of Sources/HTTPEndpoints appears verbatim in this file")
+    func everySourceExampleIsHere() throws {
+        let tests = try SnippetSource.read("Tests/HTTPEndpointsTests/SourceExampleTests.swift")
+        let root = SnippetSource.packageRoot.appendingPathComponent("Sources/HTTPEndpoints")
+        let files = FileManager.default.enumerator(atPath: root.path)?.compactMap { $0 as? String } ?? []
+        var count = 0
+        for file in files.sorted() where file.hasSuffix(".swift") {
+            for block in SnippetSource.docCommentBlocks(try SnippetSource.read("Sources/HTTPEndpoints/\(file)")) {
+                count += 1
+                #expect(SnippetSource.contains(block, in: tests), "example in \(file) is not tested:\n\(block)")
+            }
+        }
+        #expect(count >= 15)
+    }
+
+    static func stubClient(_ body: String, status: HTTPStatus = .ok, fields: HTTPFields = []) -> (Client, StubTransport)
+    {
+        let stub = StubTransport(fallback: .status(status, headerFields: fields, body: Data(body.utf8)))
+        return (Client(baseURL: URL(string: "https://api.example.com/v2")!, transport: stub), stub)
+    }
+
+    @Test("Endpoint, Client.call, Client.response(for:) and makeRequest")
+    func endpointAndCalls() async throws {
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+        let (client, stub) = Self.stubClient(
+            #"{"id":42,"title":"Hi"}"#, status: .created,
+            fields: [try HTTPField(name: .location, value: "/posts/42")])
+        stub.on(.path("/v2/posts").and(.method(.get)), reply: .status(.ok, body: Data(#"[{"id":1,"title":"a"}]"#.utf8)))
+
+        struct Post: Codable, Sendable {
+            var id: Int
+            var title: String
+        }
+        struct NewPost: Encodable, Sendable { var title: String }
+
+        enum Blog {
+            static let post = Endpoint<Empty, Post>(.get, "/posts/{id}")
+            static let search = Endpoint<Empty, [Post]>(.get, "/posts{?q,tags*,page}")
+            static let create = Endpoint<NewPost, Post>(.post, "/posts", body: .json)
+                .header(.acceptLanguage, "en")
+                .errorBody(ProblemDetails.self)
+        }
+
+        let post = try await client.call(Blog.post, variables: ["id": 42])
+        let found = try await client.call(Blog.search, variables: ["q": "swift", "tags": ["http", "nio"]])
+        let created = try await client.call(Blog.create, NewPost(title: "Hi"))
+        #expect(post.id == 42 && created.title == "Hi" && found.count == 1)
+        do {
+            let created = try await client.call(Blog.create, NewPost(title: "Hi"))
+            #expect(created.id == 42)
+        }
+        do {
+            let post = try await client.call(Blog.post, variables: ["id": 42])
+            #expect(post.id == 42)
+        }
+        let response = try await client.response(for: Blog.create, NewPost(title: "Hi"))
+        print(response.status, response.headerFields[.location] ?? "", response.body.id)
+        let request = try Blog.create.makeRequest(NewPost(title: "Hi"))
+        print(request)  // POST /posts
+
+        #expect(printed == ["201 Created /posts/42 42", "POST /posts"])
+        #expect(
+            stub.requests.map(\.url.absoluteString).prefix(2) == [
+                "https://api.example.com/v2/posts/42",
+                "https://api.example.com/v2/posts?q=swift&tags=http&tags=nio",
+            ])
+        #expect(stub.recordedRequests[2].body == Data(#"{"title":"Hi"}"#.utf8))
+        #expect(stub.requests[2].headerFields[.acceptLanguage] == "en")
+    }
+
+    @Test("Empty, RequestEncoding, ResponseDecoding and ProblemDetails")
+    func encodingsAndDecodings() async throws {
+        let (client, stub) = Self.stubClient("")
+        struct User: Decodable, Sendable {}
+        struct Item: Decodable, Sendable {}
+        struct Post: Decodable, Sendable {}
+
+        let ping = Endpoint<Empty, Empty>(.get, "/status/{code}")
+        try await client.call(ping, variables: ["code": 204])
+
+        enum Blog {
+            struct NewPost: Encodable {
+                var blog: String
+                var title: String
+            }
+            // POST /blogs/heron/posts with the body {"title":"Hi"}
+            static let create = Endpoint<NewPost, Post>(.post, "/blogs/{blog}/posts", body: .json)
+        }
+        enum API {
+            static let user = Endpoint<Empty, User>(.get, "/users/{id}")  // JSON, chosen for Decodable
+            static let items = Endpoint<Empty, [Item]>(.get, "/items", response: .json(at: "data.items"))
+            static let avatar = Endpoint<Empty, URL>(.get, "/users/{id}/avatar", response: .file)
+        }
+        enum Problems {
+            static let user = Endpoint<Empty, User>(.get, "/users/{id}").errorBody(ProblemDetails.self)
+        }
+
+        #expect(stub.requests.map(\.url.path) == ["/v2/status/204"])
+        let request = try Blog.create.makeRequest(Blog.NewPost(blog: "heron", title: "Hi"))
+        #expect(request.url.relativeString == "/blogs/heron/posts")
+        #expect(try await request.body?.collect(upTo: 100) == Data(#"{"title":"Hi"}"#.utf8))
+        #expect(API.user.templateText == "/users/{id}" && API.items.method == .get && API.avatar.template != nil)
+        #expect(Problems.user.name == "GET /users/{id}")
+    }
+
+    @Test("EndpointError and EndpointDefaults")
+    func errorsAndDefaults() async throws {
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+        struct User: Decodable, Sendable {}
+        enum API {
+            static let user = Endpoint<Empty, User>(.get, "/users/{id}").errorBody(ProblemDetails.self)
+        }
+        do {
+            let (client, _) = Self.stubClient(
+                #"{"title":"No such user","status":404}"#, status: .notFound,
+                fields: [try HTTPField(name: .contentType, value: "application/problem+json")])
+            do {
+                _ = try await client.call(API.user, variables: ["id": 0])
+            } catch let error as EndpointError where error.code == .errorResponse {
+                print(error.status ?? 0, error.errorBody(as: ProblemDetails.self)?.title ?? "")
+            }
+        }
+        #expect(printed == ["404 Not Found No such user"])
+
+        actor Session { var userID = 7 }
+        let session = Session()
+        let baseURL = URL(string: "https://api.example.com")!
+        var defaults = EndpointDefaults()
+        defaults.jsonDecoder = JSONResponseDecoder {
+            let decoder = JSONDecoder()
+            decoder.keyDecodingStrategy = .convertFromSnakeCase
+            return decoder
+        }
+        defaults.provide("user") { await session.userID }  // fills {user} in every template
+        let client = Client(baseURL: baseURL, values: RequestValues(defaults))
+        let request = try Endpoint<Empty, Empty>(.get, "/users/{user}").makeRequest(
+            Empty(), variables: ["user": await session.userID])
+        #expect(request.url.relativeString == "/users/7")
+        #expect(client.values.endpointDefaults.providedVariables == ["user"])
+    }
+
+    @Test("URITemplate, its values and its errors")
+    func uriTemplates() throws {
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let issues = try URITemplate("/repos{/owner,repo}/issues{?state,labels*,page}")
+        let path = try issues.expand([
+            "owner": "apple",
+            "repo": "swift",
+            "state": "open",
+            "labels": ["bug", "good first issue"],
+        ])
+        // "/repos/apple/swift/issues?state=open&labels=bug&labels=good%20first%20issue"
+        #expect(path == "/repos/apple/swift/issues?state=open&labels=bug&labels=good%20first%20issue")
+
+        do {
+            let template = try URITemplate("/users/{id}{?fields*}")
+            let path = try template.expand(["id": "42", "fields": ["name", "email"]])
+            // "/users/42?fields=name&fields=email"
+            #expect(path == "/users/42?fields=name&fields=email")
+        }
+        do {
+            let template = try URITemplate("/repos{/owner,repo}")
+            let path = try template.expand { name in name == "owner" ? "apple" : "swift" }
+            // "/repos/apple/swift"
+            #expect(path == "/repos/apple/swift")
+        }
+        let values: [String: URITemplate.Value] = [
+            "owner": "apple",  // .string
+            "labels": ["bug", "help wanted"],  // .list
+            "sort": ["field": "created", "dir": "desc"],  // .associative, in this order
+        ]
+        #expect(try URITemplate("{?sort*}").expand(values) == "?field=created&dir=desc")
+
+        do {
+            _ = try URITemplate("/users/{id")
+        } catch {
+            print(error)  // invalid URI template "/users/{id" at offset 7: unclosed expression: ...
+            print(error.code == .unclosedExpression, error.offset)  // true 7
+        }
+        #expect(printed.count == 2)
+        #expect(
+            printed.first?.hasPrefix(#"invalid URI template "/users/{id" at offset 7: unclosed expression"#) == true)
+        #expect(printed.last == "true 7")
+    }
+}
