@@ -17,15 +17,15 @@ struct Echo: Decodable, Sendable {
     var args: [String: String]
     var json: [String: String]?
 }
-struct NewPost: Encodable, Sendable {
+struct Draft: Encodable, Sendable {
     var blog: String
     var title: String
 }
 
-enum Blog {
+enum Site {
     static let post = Endpoint<Empty, Echo>(.get, "/anything/posts/{id}")
     static let search = Endpoint<Empty, Echo>(.get, "/anything/posts{?q,page}")
-    static let create = Endpoint<NewPost, Echo>(.post, "/anything/blogs/{blog}/posts", body: .json)
+    static let create = Endpoint<Draft, Echo>(.post, "/anything/blogs/{blog}/posts", body: .json)
 }
 
 enum Tuned {
@@ -61,14 +61,14 @@ struct DocSnippetTests {
         func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
 
         let client = Client(baseURL: baseURL)
-        let post = try await client.call(Blog.post, variables: ["id": 42])
+        let post = try await client.call(Site.post, variables: ["id": 42])
         print(post.method, post.url.hasSuffix("/anything/posts/42"))  // GET true
-        let found = try await client.call(Blog.search, variables: ["q": "swift http", "page": 2])
+        let found = try await client.call(Site.search, variables: ["q": "swift http", "page": 2])
         print(found.args["q"] ?? "", found.args["page"] ?? "")  // swift http 2
-        let created = try await client.call(Blog.create, NewPost(blog: "heron", title: "Hi"))
+        let created = try await client.call(Site.create, Draft(blog: "heron", title: "Hi"))
         print(created.url.hasSuffix("/blogs/heron/posts"), created.json ?? [:])  // true ["title": "Hi"]
 
-        let response = try await client.response(for: Blog.post, variables: ["id": 7])
+        let response = try await client.response(for: Site.post, variables: ["id": 7])
         print(response.status, response.body.method)  // 200 OK GET
 
         #expect(
@@ -140,8 +140,8 @@ struct DocSnippetTests {
         print(text.contains("∮ E⋅da = Q"))  // true
         let nothing = try await client.call(Endpoint<Empty, Echo?>(.get, "/status/204"))
         print(nothing == nil)  // true
-        let title = Endpoint<NewPost, String>(.post, "/anything/items", response: .json(at: "json.title"))
-        print(try await client.call(title, NewPost(blog: "b", title: "t")))  // t
+        let title = Endpoint<Draft, String>(.post, "/anything/items", response: .json(at: "json.title"))
+        print(try await client.call(title, Draft(blog: "b", title: "t")))  // t
 
         #expect(printed == ["bug true", "true", "true", "t"])
     }
@@ -228,11 +228,11 @@ struct DocSnippetTests {
         var printed: [String] = []
         func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
 
-        let request = try Blog.create.makeRequest(NewPost(blog: "heron", title: "Hi"))
+        let request = try Site.create.makeRequest(Draft(blog: "heron", title: "Hi"))
         print(request, request.headerFields[.contentType] ?? "")  // POST /anything/blogs/heron/posts application/json
         let stub = StubTransport(fallback: .status(.ok, body: Data(#"{"method":"GET","url":"u","args":{}}"#.utf8)))
         let offline = Client(baseURL: URL(string: "https://api.example.com")!, transport: stub)
-        print(try await offline.call(Blog.post, variables: ["id": 1]).url)  // u
+        print(try await offline.call(Site.post, variables: ["id": 1]).url)  // u
 
         #expect(printed == ["POST /anything/blogs/heron/posts application/json", "u"])
     }

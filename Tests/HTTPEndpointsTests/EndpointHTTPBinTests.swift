@@ -364,21 +364,4 @@ struct EndpointHTTPBinTests {
         #expect(description.contains("body: {"))
         #expect(description.contains("\"args\""))
     }
-
-    @Test("TEMPPROBE client download")
-    func tempProbe() async throws {
-        let client = Client(
-            baseURL: try TestServers.httpbin(), retry: [.status([500], max: 1), .backoff(.constant(0.01), jitter: .none)])
-        try await Self.withTemporaryDirectory { directory in
-            let destination = directory.appendingPathComponent("plain.bin")
-            await #expect(throws: ClientError.self) {
-                _ = try await client.download(HTTPRequest(url: URL(string: "/status/500")!), to: destination)
-            }
-            let names = try Self.contents(of: directory)
-            #expect(names.isEmpty)
-            let one = Client(baseURL: try TestServers.httpbin(), retry: .none)
-            let response = try await one.download(HTTPRequest(url: URL(string: "/status/500")!), to: destination)
-            #expect(response.status.code == 500)
-        }
-    }
 }
