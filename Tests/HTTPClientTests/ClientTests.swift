@@ -58,6 +58,25 @@ struct ClientTests {
         #expect(response.metrics.bytesReceived == Int64(payload.count))
     }
 
+    @Test("a download the client gives up on leaves an existing destination as it was, and nothing beside it")
+    func downloadGivenUpKeepsTheOldFile() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("heron-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let destination = directory.appendingPathComponent("report.bin")
+        try Data("old".utf8).write(to: destination)
+        let stub = StubTransport(fallback: .status(.internalServerError, body: Data("boom".utf8)))
+        let client = Client(
+            baseURL: URL(string: "https://api.example.com")!, transport: stub, retry: [.status([500], max: 1)])
+        let error = await #expect(throws: ClientError.self) {
+            _ = try await client.download(Fixtures.request("file"), to: destination)
+        }
+        #expect(error?.code == .tooManyRetries)
+        #expect(stub.requests.count == 2)
+        #expect(try Data(contentsOf: destination) == Data("old".utf8))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["report.bin"])
+    }
+
     @Test("stream delivers the body in chunks that add up to it")
     func streamChunks() async throws {
         let payload = Data((0..<40_000).map { UInt8($0 % 253) })

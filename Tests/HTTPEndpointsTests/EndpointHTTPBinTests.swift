@@ -364,4 +364,49 @@ struct EndpointHTTPBinTests {
         #expect(description.contains("body: {"))
         #expect(description.contains("\"args\""))
     }
+
+    // MARK: Any status, type and body (the fault server's /content)
+
+    static func hex(_ text: String, encoding: String.Encoding = .utf8) -> String {
+        (text.data(using: encoding) ?? Data()).map { String(format: "%02x", $0) }.joined()
+    }
+
+    @Test("an application/problem+json error body is thrown typed, with the title and detail the server wrote")
+    func problemJSON() async throws {
+        let fault = Client(baseURL: try TestServers.faultServer(), retry: .none)
+        let problem =
+            #"{"type":"https://example.com/probs/out-of-credit","title":"You do not have enough credit.","#
+            + #""detail":"Your balance is 30, but that costs 50.","status":403,"balance":30}"#
+        let endpoint = Endpoint<Empty, Echo>(.get, "/content{?status,type,hex}").errorBody(ProblemDetails.self)
+        let error = await #expect(throws: EndpointError.self) {
+            _ = try await fault.call(
+                endpoint,
+                variables: ["status": 403, "type": "application/problem+json", "hex": Self.hex(problem)])
+        }
+        #expect(error?.code == .errorResponse)
+        #expect(error?.status == .forbidden)
+        #expect(error?.response?.headerFields[.contentType] == "application/problem+json")
+        let details = try #require(error?.errorBody(as: ProblemDetails.self))
+        #expect(details.title == "You do not have enough credit.")
+        #expect(details.detail == "Your balance is 30, but that costs 50.")
+        #expect(details.type == "https://example.com/probs/out-of-credit")
+        #expect(details.extensions == ["balance": "30"])
+    }
+
+    @Test("a String response in ISO-8859-1 decodes by its charset, not as UTF-8")
+    func latin1Text() async throws {
+        let fault = Client(baseURL: try TestServers.faultServer(), retry: .none)
+        let text = "Grüße aus Köln: 10 €uro? ¿Sí!".replacingOccurrences(of: "€", with: "E")
+        let endpoint = Endpoint<Empty, String>(.get, "/content{?type,hex}")
+        let decoded = try await fault.call(
+            endpoint,
+            variables: ["type": "text/plain; charset=iso-8859-1", "hex": Self.hex(text, encoding: .isoLatin1)])
+        #expect(decoded == text)
+        // The same bytes are not valid UTF-8: reading them as such is refused, not garbled.
+        let error = await #expect(throws: EndpointError.self) {
+            _ = try await fault.call(
+                endpoint, variables: ["type": "text/plain; charset=utf-8", "hex": Self.hex(text, encoding: .isoLatin1)])
+        }
+        #expect(error?.code == .decodingFailed)
+    }
 }

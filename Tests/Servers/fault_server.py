@@ -35,6 +35,10 @@ Endpoints
                               `Authorization: Bearer fresh-...`, else 401 with
                               `WWW-Authenticate: Bearer realm="heron"`.
   /bytes?n=N                  N bytes with Content-Length; byte i is i % 256.
+  /content?status=N&type=T&hex=H
+                              answers `status` (default 200) with `Content-Type: T` and the
+                              body whose bytes are the hex digits H: any status, media type
+                              and bytes (a problem+json error, an ISO-8859-1 text).
 
 Bad parameters give 400 with a JSON {"error": ...} naming the parameter; an unknown path 404;
 a method an endpoint refuses 405.
@@ -354,6 +358,21 @@ class FaultHandler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self._write_pattern(count)
 
+    def content(self, query):
+        status = query.integer("status", 200, low=200, high=599)
+        media_type = query.text("type")
+        try:
+            body = bytes.fromhex(query.text("hex", ""))
+        except ValueError:
+            raise BadRequest("query parameter 'hex' must be hex digits") from None
+        self._discard_body()
+        self.send_response(status)
+        self.send_header("Content-Type", media_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
     def _write_pattern(self, count, offset=0):
         """Writes `count` bytes of the pattern where byte i of the body is i % 256."""
         if self.command == "HEAD":
@@ -381,6 +400,7 @@ ROUTES = {
     "/redirect": (FaultHandler.redirect, ANY_METHOD),
     "/token-protected": (FaultHandler.token_protected, ANY_METHOD),
     "/bytes": (FaultHandler.bytes_pattern, ANY_METHOD),
+    "/content": (FaultHandler.content, ANY_METHOD),
 }
 
 

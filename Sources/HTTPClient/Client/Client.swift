@@ -132,8 +132,10 @@ public final class Client: Sendable {
 
     /// Sends a request and writes the response body to a file.
     ///
-    /// The file is moved into place only when complete; a partial file is removed on
-    /// failure. Whatever the status, the body is written: check
+    /// The file is moved into place only when the call succeeds: every attempt writes beside
+    /// `destination`, and what a failed call wrote (a partial body, or the body of a
+    /// response the call then gave up on) is removed, leaving an existing file as it was.
+    /// Whatever the status of the response returned, its body is written: check
     /// ``ClientResponse/status`` or use ``ResponseValidation``.
     /// - Parameters:
     ///   - request: The request.
@@ -146,22 +148,34 @@ public final class Client: Sendable {
     )
         async throws -> ClientResponse<URL>
     {
-        let response = try await execute(request, options: options, mode: .file(destination: destination))
-        switch response.body {
-        case .file(let url, _): return response.replacingBody(url)
-        case .data(let data):
-            do { try data.write(to: destination, options: .atomic) } catch {
+        // Attempts write here; the file reaches `destination` only when the call succeeds.
+        let partial = destination.deletingLastPathComponent()
+            .appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString).download")
+        defer { try? FileManager.default.removeItem(at: partial) }
+        let response = try await execute(request, options: options, mode: .file(destination: partial))
+        do {
+            switch response.body {
+            case .file(let url, _):
+                if FileManager.default.fileExists(atPath: destination.path) {
+                    _ = try FileManager.default.replaceItemAt(destination, withItemAt: url)
+                } else {
+                    try FileManager.default.moveItem(at: url, to: destination)
+                }
+            case .data(let data):
+                try data.write(to: destination, options: .atomic)
+            case .stream:
                 throw ClientError(
-                    .fileWriteFailed, "cannot write the response body to \(destination.path)",
-                    request: response.request,
-                    response: response.head, underlying: error)
+                    .invalidResponse, "the transport returned a stream for a download", request: response.request,
+                    response: response.head)
             }
-            return response.replacingBody(destination)
-        case .stream:
+        } catch let error as ClientError {
+            throw error
+        } catch {
             throw ClientError(
-                .invalidResponse, "the transport returned a stream for a download", request: response.request,
-                response: response.head)
+                .fileWriteFailed, "cannot write the response body to \(destination.path)", request: response.request,
+                response: response.head, underlying: error)
         }
+        return response.replacingBody(destination)
     }
 
     /// Sends a request and returns the response body as it arrives.

@@ -40,8 +40,6 @@ public struct URITemplate: Sendable, Hashable, CustomStringConvertible {
     let specNames: [String]
     /// The variable names, in order of first appearance, without repeats.
     let names: [String]
-    /// The number of bytes the literals expand to.
-    let literalByteCount: Int
 
     /// Parses a URI template.
     ///
@@ -62,7 +60,6 @@ public struct URITemplate: Sendable, Hashable, CustomStringConvertible {
         self.bytes = parser.bytes
         self.specNames = parser.specNames
         self.names = parser.specNames.filter { seen.insert($0).inserted }
-        self.literalByteCount = parser.steps.reduce(0) { $0 + ($1.kind == .literal ? $1.count : 0) }
     }
 
     /// The template text, exactly as given to ``init(_:)``.
