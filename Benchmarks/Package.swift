@@ -25,6 +25,10 @@ let package = Package(
             ]
         ),
         .executableTarget(
+            name: "EndpointBenchmark",
+            dependencies: ["BenchmarkSupport", .product(name: "HTTPEndpoints", package: "Heron")]
+        ),
+        .executableTarget(
             name: "ClientBenchmark",
             dependencies: ["BenchmarkSupport", .product(name: "HTTPClient", package: "Heron")]
         ),
