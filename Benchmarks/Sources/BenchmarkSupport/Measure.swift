@@ -33,6 +33,14 @@ public enum Measure {
         return samples
     }
 
+    /// CPU seconds the calling thread has used (`CLOCK_THREAD_CPUTIME_ID`): steadier than
+    /// wall time on a shared machine, since other processes' load hardly moves it.
+    public static func threadCPUSeconds() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
     /// The median of `samples`.
     public static func median(_ samples: [Double]) -> Double {
         let sorted = samples.sorted()

@@ -72,12 +72,6 @@ struct Timing {
     var cpu: Double
 }
 
-func threadCPUSeconds() -> Double {
-    var time = timespec()
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
-    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-}
-
 /// A buffer larger than every cache of this machine, rewritten before each timed round.
 nonisolated(unsafe) var flushBuffer = [UInt8](repeating: 0, count: 64 << 20)
 
@@ -95,10 +89,10 @@ func flushCaches() {
 func measure(_ body: () throws -> Void) rethrows -> Timing {
     flushCaches()
     let wall = DispatchTime.now().uptimeNanoseconds
-    let cpu = threadCPUSeconds()
+    let cpu = Measure.threadCPUSeconds()
     try body()
     return Timing(
-        wall: Double(DispatchTime.now().uptimeNanoseconds - wall) / 1e9, cpu: threadCPUSeconds() - cpu)
+        wall: Double(DispatchTime.now().uptimeNanoseconds - wall) / 1e9, cpu: Measure.threadCPUSeconds() - cpu)
 }
 
 func medians(_ timings: [Timing]) -> Timing {

@@ -31,12 +31,6 @@ struct Rate {
     var cpu: Double
 }
 
-func threadCPUSeconds() -> Double {
-    var time = timespec()
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
-    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-}
-
 /// Keeps results alive so the optimizer cannot drop the work that made them.
 nonisolated(unsafe) var sink = 0
 
@@ -45,10 +39,10 @@ nonisolated(unsafe) var sink = 0
 func rate(iterations: Int, _ body: () throws -> Int) rethrows -> Rate {
     var cpuSamples: [Double] = []
     let wallSamples = try Measure.seconds(rounds: rounds) {
-        let start = threadCPUSeconds()
+        let start = Measure.threadCPUSeconds()
         var total = 0
         for _ in 0..<iterations { total &+= try body() }
-        cpuSamples.append(threadCPUSeconds() - start)
+        cpuSamples.append(Measure.threadCPUSeconds() - start)
         sink &+= total
     }
     // Measure.seconds runs one warm-up round first: its CPU sample is not counted.
