@@ -77,6 +77,25 @@ struct ClientTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["report.bin"])
     }
 
+    @Test("a download failed by ResponseValidation leaves an existing destination as it was, and nothing beside it")
+    func downloadFailedByValidationKeepsTheOldFile() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("heron-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let destination = directory.appendingPathComponent("report.bin")
+        try Data("old".utf8).write(to: destination)
+        let stub = StubTransport(fallback: .status(.notFound, body: Data("no such report".utf8)))
+        let client = Client(
+            baseURL: URL(string: "https://api.example.com")!, transport: stub, interceptors: [ResponseValidation()],
+            retry: .none)
+        let error = await #expect(throws: ClientError.self) {
+            _ = try await client.download(Fixtures.request("file"), to: destination)
+        }
+        #expect(error?.code == .validationFailed)
+        #expect(try Data(contentsOf: destination) == Data("old".utf8))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["report.bin"])
+    }
+
     @Test("stream delivers the body in chunks that add up to it")
     func streamChunks() async throws {
         let payload = Data((0..<40_000).map { UInt8($0 % 253) })

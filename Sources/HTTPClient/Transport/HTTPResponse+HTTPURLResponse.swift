@@ -64,34 +64,64 @@ extension HTTPResponse {
 
     /// Splits a comma-joined `Set-Cookie` value into its cookies: a comma starts a new one
     /// only when `name=` follows it, so the comma inside `Expires=Wed, 21 Oct 2015` stays.
+    ///
+    /// One pass in linear time: the look-ahead after a comma reads a cookie name, which
+    /// ends at the next separator at the latest (a comma is one), so no byte is read more
+    /// than twice, whatever the value holds. This runs on URLSession's delegate queue,
+    /// which every transfer shares: a hostile 40 KB field must not stall the others.
     static func splitSetCookie(_ value: String) -> [String] {
+        var utf8 = value.utf8
+        if let cookies = utf8.withContiguousStorageIfAvailable({ splitSetCookie(bytes: $0) }) { return cookies }
+        // A bridged string without contiguous UTF-8: make it native once.
+        var native = value
+        native.makeContiguousUTF8()
+        utf8 = native.utf8
+        return utf8.withContiguousStorageIfAvailable { splitSetCookie(bytes: $0) } ?? [value]
+    }
+
+    private static func splitSetCookie(bytes: UnsafeBufferPointer<UInt8>) -> [String] {
         var cookies: [String] = []
-        var current = Substring()
-        var rest = Substring(value)
-        while let comma = rest.firstIndex(of: ",") {
-            let after = rest[rest.index(after: comma)...]
-            if Self.startsWithCookieName(after) {
-                current += rest[..<comma]
-                cookies.append(current.trimmingCharacters(in: .whitespaces))
-                current = ""
-            } else {
-                current += rest[...comma]
+        var start = 0
+        for index in bytes.indices where bytes[index] == UInt8(ascii: ",") {
+            if startsWithCookieName(bytes, at: index + 1) {
+                // An empty piece (a value starting with a comma) is no cookie.
+                let cookie = trimmed(bytes, start..<index)
+                if !cookie.isEmpty { cookies.append(cookie) }
+                start = index + 1
             }
-            rest = after
         }
-        current += rest
-        let last = current.trimmingCharacters(in: .whitespaces)
+        let last = trimmed(bytes, start..<bytes.count)
         if !last.isEmpty { cookies.append(last) }
         return cookies
     }
 
-    /// Whether `text` is optional spaces, then a token, then `=`.
-    private static func startsWithCookieName(_ text: Substring) -> Bool {
-        let trimmed = text.drop { $0 == " " || $0 == "\t" }
-        guard let equals = trimmed.firstIndex(of: "=") else { return false }
-        let name = trimmed[..<equals]
-        let separators = Set("()<>@,;:\\\"/[]?={} \t")
-        return !name.isEmpty
-            && name.allSatisfy { $0.isASCII && !separators.contains($0) && !($0.asciiValue.map { $0 < 32 } ?? true) }
+    private static func trimmed(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+            .trimmingCharacters(in: .whitespaces)
+    }
+
+    /// Whether the bytes from `start` are optional spaces, then a token (RFC 9110 §5.6.2),
+    /// then `=`.
+    private static func startsWithCookieName(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int) -> Bool {
+        var index = start
+        while index < bytes.count, bytes[index] == UInt8(ascii: " ") || bytes[index] == UInt8(ascii: "\t") {
+            index += 1
+        }
+        let nameStart = index
+        while index < bytes.count, isTokenByte(bytes[index]) { index += 1 }
+        return index > nameStart && index < bytes.count && bytes[index] == UInt8(ascii: "=")
+    }
+
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        guard byte > 32, byte < 127 else { return false }
+        switch byte {
+        case UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "@"),
+            UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: ":"), UInt8(ascii: "\\"), UInt8(ascii: "\""),
+            UInt8(ascii: "/"), UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "?"), UInt8(ascii: "="),
+            UInt8(ascii: "{"), UInt8(ascii: "}"):
+            return false
+        default:
+            return true
+        }
     }
 }
