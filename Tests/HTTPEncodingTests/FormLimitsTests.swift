@@ -71,6 +71,73 @@ struct FormLimitsTests {
         while let current = head { head = current.next }
     }
 
+    /// Runs `body` on a thread with a 512 KiB stack, the size of many server and dispatch
+    /// threads (a stack overflow there kills the test process, failing the suite).
+    static func onSmallStack(_ body: @escaping @Sendable () -> Void) async {
+        await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
+            let thread = Thread {
+                body()
+                finished.resume()
+            }
+            thread.stackSize = 512 * 1024
+            thread.start()
+        }
+    }
+
+    /// A recursive type, as deep as its input.
+    final class Chain: Codable, @unchecked Sendable {
+        let next: Chain?
+        let value: String?
+
+        init(next: Chain?, value: String?) {
+            self.next = next
+            self.value = value
+        }
+    }
+
+    @Test("a hostile key at the deepest level read, into a recursive type, decodes on a 512 KiB thread")
+    func deepestKeyOnASmallStack() async throws {
+        let key = "next" + String(repeating: "[next]", count: FormStyle.maximumDepth - 2) + "[value]"
+        let decoded = Box()
+        await Self.onSmallStack {
+            decoded.set(try? FormDecoder().decode(Chain.self, from: "\(key)=bottom"))
+        }
+        var depth = 0
+        var current = decoded.value
+        while let node = current?.next {
+            depth += 1
+            current = node
+        }
+        // The key's parts: `next` and its copies, then `value`.
+        #expect(depth == FormStyle.maximumDepth - 1)
+        #expect(current?.value == "bottom")
+        let deeper = "next" + String(repeating: "[next]", count: FormStyle.maximumDepth) + "[value]=x"
+        #expect(throws: HTTPEncodingError.self) { try FormDecoder().decode(Chain.self, from: deeper) }
+    }
+
+    @Test("a recursive value at the deepest level encodes on a 512 KiB thread")
+    func deepestValueOnASmallStack() async throws {
+        var chain = Chain(next: nil, value: "bottom")
+        for _ in 0..<(FormStyle.maximumDepth - 2) { chain = Chain(next: chain, value: nil) }
+        let encoded = Box()
+        await Self.onSmallStack { [chain] in encoded.set(try? FormEncoder().encodeQuery(chain)) }
+        let query = try #require(encoded.text)
+        #expect(query.hasSuffix("%5Bvalue%5D=bottom"))
+    }
+
+    /// A result handed from the small-stack thread back to the test.
+    final class Box: @unchecked Sendable {
+        private let lock = NSLock()
+        private var stored: Chain?
+        private var storedText: String?
+
+        var value: Chain? { lock.withLock { stored } }
+        var text: String? { lock.withLock { storedText } }
+
+        func set(_ chain: Chain?) { lock.withLock { stored = chain } }
+        func set(_ text: String?) { lock.withLock { storedText = text } }
+    }
+
     @Test("nesting up to the decoder's depth still encodes and reads back")
     func deepestAllowed() throws {
         let query = try FormEncoder().encodeQuery(parameters: Self.nested(FormStyle.maximumDepth))
