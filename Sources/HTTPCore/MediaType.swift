@@ -58,6 +58,9 @@ public struct MediaType: Hashable, Sendable, CustomStringConvertible {
         self.parameters = parameters
     }
 
+    /// The most parameters a parsed media type may have; real ones have one or two.
+    public static let maximumParameterCount = 64
+
     /// Parses a `Content-Type`-style value.
     /// - Parameter string: Text such as `multipart/form-data; boundary="a b"`.
     /// - Throws: ``HTTPCoreError`` with code ``HTTPCoreError/Code/invalidMediaType`` saying where
@@ -243,6 +246,11 @@ private struct MediaTypeParser {
             guard peek() == UInt8(ascii: "=") else { throw fail("expected \"=\" after parameter \(name)") }
             index += 1
             let value = peek() == UInt8(ascii: "\"") ? try quotedString() : try token(what: "parameter value")
+            // Each parameter replaces one of the same name, so the cost grows with the square
+            // of their number: a hostile field of thousands is refused instead.
+            guard pairs.count < MediaType.maximumParameterCount else {
+                throw fail("more than \(MediaType.maximumParameterCount) parameters")
+            }
             pairs.append((name, value))
         }
         do throws(HTTPCoreError) {

@@ -225,4 +225,20 @@ struct MediaTypeTests {
         #expect(MediaType.json.charset == nil)
         #expect(MediaType.json.stringEncoding == nil)
     }
+
+    @Test("a media type takes up to maximumParameterCount parameters; a hostile field of thousands is refused")
+    func parameterCap() throws {
+        func field(_ count: Int) -> String {
+            "text/plain" + (0..<count).map { "; p\($0)=v" }.joined()
+        }
+        let most = try MediaType(parsing: field(MediaType.maximumParameterCount))
+        #expect(most.parameters.count == MediaType.maximumParameterCount)
+        #expect(most[parameter: "p63"] == "v")
+        let error = #expect(throws: HTTPCoreError.self) {
+            try MediaType(parsing: field(MediaType.maximumParameterCount + 1))
+        }
+        #expect(error?.code == .invalidMediaType)
+        #expect(error?.reason.contains("more than 64 parameters") == true)
+        #expect(throws: HTTPCoreError.self) { try MediaType(parsing: field(32_000)) }
+    }
 }
