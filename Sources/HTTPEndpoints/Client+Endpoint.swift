@@ -3,6 +3,14 @@ import HTTPClient
 import HTTPCore
 import HTTPEncoding
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 extension Client {
     /// Calls an endpoint with a request value and returns its response value.
     ///
@@ -127,6 +135,11 @@ extension Client {
         _ endpoint: Endpoint<Request, Response>, _ value: Request, variables: [String: any Encodable & Sendable],
         options: RequestOptions, destination: URL?
     ) async throws -> ClientResponse<Response> {
+        if let destination, !endpoint.response.isFile {
+            throw EndpointError(
+                .invalidCall, endpoint: endpoint.name,
+                "a destination (\(destination.path)) was given, but the endpoint's response is not .file")
+        }
         let defaults = values.merging(options.values).endpointDefaults
         let explicit = try endpoint.encoded(variables)
         var provided: [String: URITemplate.Value] = [:]
@@ -203,16 +216,13 @@ extension Client {
     }
 
     private static func moveIntoPlace(_ partial: URL, at target: URL, endpoint: String, request: HTTPRequest) throws {
-        do {
-            if FileManager.default.fileExists(atPath: target.path) {
-                _ = try FileManager.default.replaceItemAt(target, withItemAt: partial)
-            } else {
-                try FileManager.default.moveItem(at: partial, to: target)
-            }
-        } catch {
+        // rename(2) replaces an existing file atomically (FileManager.replaceItemAt on Linux
+        // removes the original and can then fail, losing both).
+        guard rename(partial.path, target.path) == 0 else {
+            let reason = String(cString: strerror(errno))
             throw EndpointError(
-                .fileWriteFailed, endpoint: endpoint, "cannot move the downloaded file to \(target.path)",
-                request: request, underlying: error)
+                .fileWriteFailed, endpoint: endpoint, "cannot move the downloaded file to \(target.path): \(reason)",
+                request: request)
         }
     }
 }

@@ -47,6 +47,9 @@ public struct EndpointError: Error, Sendable, CustomStringConvertible {
         public static let errorResponse = Code("errorResponse")
         /// The response body could not be read as the endpoint's response type.
         public static let decodingFailed = Code("decodingFailed")
+        /// The call does not fit the endpoint, such as a download destination given for an
+        /// endpoint whose response is not ``ResponseDecoding/file``.
+        public static let invalidCall = Code("invalidCall")
         /// A downloaded file could not be moved into place.
         public static let fileWriteFailed = Code("fileWriteFailed")
 

@@ -1,6 +1,14 @@
 import Foundation
 import HTTPCore
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Sends requests through interceptors, retry policies and redirects to a transport.
 ///
 /// A client holds a base URL, default header fields, a ``ClientTransport``, and the
@@ -156,10 +164,10 @@ public final class Client: Sendable {
         do {
             switch response.body {
             case .file(let url, _):
-                if FileManager.default.fileExists(atPath: destination.path) {
-                    _ = try FileManager.default.replaceItemAt(destination, withItemAt: url)
-                } else {
-                    try FileManager.default.moveItem(at: url, to: destination)
+                // rename(2) replaces an existing file atomically (FileManager.replaceItemAt
+                // on Linux removes the original and can then fail, losing both).
+                guard rename(url.path, destination.path) == 0 else {
+                    throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: destination.path])
                 }
             case .data(let data):
                 try data.write(to: destination, options: .atomic)

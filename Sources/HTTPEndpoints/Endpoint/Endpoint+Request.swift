@@ -59,7 +59,7 @@ extension Endpoint {
         // The value's properties fill what neither the call nor a provider gave.
         var values = provided
         if !explicit.isEmpty { values.merge(explicit) { _, call in call } }
-        if let properties = body.properties, values.count < variableNames.count {
+        if let properties = body.properties {
             let wanted = variableNames.filter { values[$0] == nil }
             if !wanted.isEmpty {
                 do throws(VariableShapeError) {
@@ -79,6 +79,8 @@ extension Endpoint {
                 .invalidVariable, endpoint: name, "the template cannot take a value: \(error.reason)",
                 underlying: error)
         }
+
+        try checkShape(of: target)
 
         let output: RequestEncoding<Request>.Output
         do {
@@ -104,7 +106,11 @@ extension Endpoint {
             throw EndpointError(.invalidURL, endpoint: name, "the expanded template \"\(target)\" is not a URL")
         }
         var request = HTTPRequest(method: method, url: url, headerFields: headerFields, body: requestBody)
-        if let contentType { request.headerFields.set(Self.field(.contentType, contentType)) }
+        // A declared Content-Type (image/png for raw bytes, merge-patch+json for JSON) stays;
+        // a multipart body's own always wins, as its boundary must match the body.
+        if let contentType, !headerFields.contains(.contentType) || contentType.type == "multipart" {
+            request.headerFields.set(Self.field(.contentType, contentType))
+        }
         if let accept = response.accept, !headerFields.contains(.accept) {
             request.headerFields.append(Self.field(.accept, accept))
         }
@@ -121,13 +127,20 @@ extension Endpoint {
                         + "value; an empty string would change the path)",
                     variable: use.name)
             }
-            guard use.operator == .simple || use.operator == .pathSegment else { continue }
             let segments: [String]
             switch value {
-            case .string(let text): segments = [text]
+            case .string(let text): segments = [use.prefix.map { String(text.unicodeScalars.prefix($0)) } ?? text]
             case .list(let items): segments = items
             case .associative(let pairs): segments = pairs.flatMap { [$0.key, $0.value] }
             }
+            if segments.contains("") {
+                throw EndpointError(
+                    .missingVariable, endpoint: name,
+                    "the path variable \"\(use.name)\" holds an empty element, which would leave an empty path "
+                        + "segment (\"//\" can even name another host)",
+                    variable: use.name)
+            }
+            guard use.operator == .simple || use.operator == .pathSegment || use.operator == .label else { continue }
             if let dots = segments.first(where: { $0 == "." || $0 == ".." }) {
                 throw EndpointError(
                     .invalidVariable, endpoint: name,
@@ -135,6 +148,32 @@ extension Endpoint {
                         + "to another path (RFC 3986 §5.2.4)",
                     variable: use.name)
             }
+        }
+    }
+
+    /// Fails when the expansion left the shape the template declares: a relative template
+    /// that now names a scheme or a host (`//evil.example`), or a dot segment (`/../`) that
+    /// the template's own text does not have.
+    private func checkShape(of target: String) throws(EndpointError) {
+        let path = target.prefix { $0 != "?" && $0 != "#" }
+        if !isAbsolute {
+            let schemeEnd = path.firstIndex(of: ":")
+            let firstSlash = path.firstIndex(of: "/")
+            if path.hasPrefix("//") || (schemeEnd != nil && (firstSlash == nil || schemeEnd! < firstSlash!)) {
+                throw EndpointError(
+                    .invalidVariable, endpoint: name,
+                    "the expansion \"\(target)\" names a scheme or a host, which the relative template does not")
+            }
+        }
+        if !templateHasDotSegment,
+            path.split(separator: "/", omittingEmptySubsequences: false).contains(where: {
+                $0 == "." || $0 == ".."
+            })
+        {
+            throw EndpointError(
+                .invalidVariable, endpoint: name,
+                "the expansion \"\(target)\" has a dot segment that would move the request to another path "
+                    + "(RFC 3986 §5.2.4)")
         }
     }
 

@@ -15,7 +15,9 @@ import HTTPEncoding
 ///
 /// Template variables come from, in order of precedence: the call's `variables:`, the
 /// client's providers (``EndpointDefaults/provide(_:_:)``), then the request value's
-/// properties of the same name, which are then not sent again in the body or query.
+/// properties of the same name. A property whose name the template uses belongs to the
+/// URI: it is never sent in the body or query, whichever source filled the variable, so a
+/// call's `variables: ["id": 42]` cannot leave a conflicting `id` in the body.
 ///
 /// ```swift
 /// struct Post: Codable, Sendable {
@@ -71,6 +73,10 @@ public struct Endpoint<Request: Sendable, Response: Sendable>: Sendable {
     /// The variable names of the template, and those a path expression needs.
     let variableNames: Set<String>
     let requiredUses: [URITemplate.VariableUse]
+    /// Whether the template starts with a scheme (`https:`), rather than a path.
+    let isAbsolute: Bool
+    /// Whether the template's own text has a `.` or `..` path segment.
+    let templateHasDotSegment: Bool
 
     /// Creates an endpoint.
     /// - Parameters:
@@ -88,16 +94,60 @@ public struct Endpoint<Request: Sendable, Response: Sendable>: Sendable {
         self.body = body
         self.response = response
         self.name = "\(method) \(template)"
+        let layout = Self.layout(of: template)
+        self.isAbsolute = layout.absolute
+        self.templateHasDotSegment = layout.dotSegment
         do throws(URITemplateError) {
             let parsed = try URITemplate(template)
             self.parsedTemplate = .success(parsed)
             self.variableNames = Set(parsed.variableNames)
-            self.requiredUses = parsed.variableUses.filter { $0.operator.requiresValue }
+            // A simple `{q}` after the literal `?` is a query value, which may be empty.
+            self.requiredUses = parsed.variableUses.filter {
+                $0.operator.requiresValue && !layout.queryNames.contains($0.name)
+            }
         } catch {
             self.parsedTemplate = .failure(error)
             self.variableNames = []
             self.requiredUses = []
         }
+    }
+
+    /// What the template's literal text says: whether it starts with a scheme, has a dot
+    /// segment of its own, and which variables stand after its literal `?`.
+    private static func layout(of template: String) -> (absolute: Bool, dotSegment: Bool, queryNames: Set<String>) {
+        let scheme = template.prefix { $0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == "." }
+        let absolute = !scheme.isEmpty && template.dropFirst(scheme.count).hasPrefix(":")
+        var literal = ""
+        var queryNames: Set<String> = []
+        var inQuery = false
+        var expression: String?
+        for character in template {
+            if var current = expression {
+                if character == "}" {
+                    if inQuery {
+                        let specs =
+                            current.first.map { "+#./;?&".contains($0) } == true ? current.dropFirst() : current[...]
+                        for spec in specs.split(separator: ",") {
+                            queryNames.insert(String(spec.prefix { $0 != ":" && $0 != "*" }))
+                        }
+                    }
+                    expression = nil
+                } else {
+                    current.append(character)
+                    expression = current
+                }
+            } else if character == "{" {
+                expression = ""
+                literal.append("x")
+            } else {
+                if character == "?" || character == "#" { inQuery = true }
+                if !inQuery { literal.append(character) }
+            }
+        }
+        let dotSegment = literal.split(separator: "/", omittingEmptySubsequences: false).contains {
+            $0 == "." || $0 == ".."
+        }
+        return (absolute, dotSegment, queryNames)
     }
 
     /// The parsed template, or `nil` when it does not parse.

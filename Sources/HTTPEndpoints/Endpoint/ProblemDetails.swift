@@ -60,7 +60,7 @@ public struct ProblemDetails: Codable, Hashable, Sendable, CustomStringConvertib
             if let text = try? container.decode(String.self, forKey: key) {
                 extensions[key.stringValue] = text
             } else if let number = try? container.decode(Double.self, forKey: key) {
-                extensions[key.stringValue] = number.rounded() == number ? String(Int64(number)) : String(number)
+                extensions[key.stringValue] = Int64(exactly: number).map(String.init) ?? String(number)
             } else if let flag = try? container.decode(Bool.self, forKey: key) {
                 extensions[key.stringValue] = String(flag)
             }

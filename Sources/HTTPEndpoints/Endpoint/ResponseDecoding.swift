@@ -29,6 +29,12 @@ public struct ResponseDecoding<Response: Sendable>: Sendable {
     /// The media type to ask for with `Accept`, when the endpoint does not set one.
     let accept: MediaType?
 
+    /// Whether the body goes to a file.
+    var isFile: Bool {
+        if case .file = kind { return true }
+        return false
+    }
+
     init(kind: Kind, accept: MediaType? = nil) {
         self.kind = kind
         self.accept = accept

@@ -25,7 +25,13 @@ enum TemplateVariableEncoder {
         } catch {
             throw VariableShapeError(reason: "its encode(to:) threw \(error)")
         }
-        return try encoder.result(sortingKeys: value is any UnorderedKeyedCollection)
+        let unordered = value is any UnorderedKeyedCollection
+        if unordered, case .list = encoder.shape {
+            // A dictionary whose keys are not strings or integers encodes as a flat list of
+            // keys and values, in hash order: no template form, and no stable one.
+            throw VariableShapeError(reason: "a dictionary whose keys are not strings has no URI template form")
+        }
+        return try encoder.result(sortingKeys: unordered)
     }
 
     /// The top-level properties of `request` whose names are in `names`, as template values.
@@ -147,7 +153,7 @@ private struct PropertyContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
 
 /// Builds one variable's value: at depth 0 a scalar, list or associative array; at depth 1
 /// (an element or a pair's value) a scalar only.
-private final class VariableEncoder: Encoder, SingleValueEncodingContainer {
+final class VariableEncoder: Encoder, SingleValueEncodingContainer {
     enum Shape {
         case undefined
         case scalar(String)
