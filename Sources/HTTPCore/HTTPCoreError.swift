@@ -43,6 +43,10 @@ public struct HTTPCoreError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let bodyLengthMismatch = Code("bodyLengthMismatch")
         /// A body `InputStream` that could not be made, opened or read.
         public static let unreadableStream = Code("unreadableStream")
+        /// Text that was to be a URL does not parse as one.
+        public static let invalidURL = Code("invalidURL")
+        /// A body cannot be read as text in its charset.
+        public static let undecodableText = Code("undecodableText")
 
         /// The identifier, for messages.
         public var description: String { rawValue }

@@ -21,6 +21,13 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
     public var headerFields: HTTPFields
     /// The content to send, if any.
     public var body: HTTPBody?
+    /// The first error a fluent modifier met (an invalid field, a URL that does not parse,
+    /// a value that cannot be encoded), or `nil`. The request is kept as it was before that
+    /// modifier, and a client throws this error instead of sending it.
+    public var pendingError: (any Error)?
+    /// Settings for the layers that send the request (a client's timeout or retries for
+    /// this request), stored by key type; see ``HTTPRequest/Options``.
+    public var options = Options()
 
     /// Creates a request.
     /// - Parameters:

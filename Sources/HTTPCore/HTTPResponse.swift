@@ -67,4 +67,28 @@ public struct HTTPResponse: Hashable, Sendable, CustomStringConvertible {
 
     /// The status, such as `200 OK`.
     public var description: String { status.description }
+
+    /// Whether the status is 2xx.
+    public var isSuccess: Bool { status.isSuccess }
+
+    /// `body` as text in the `charset` of this response's `Content-Type`, UTF-8 when it
+    /// names none (RFC 9110 §8.3.1).
+    /// - Parameter body: The response body.
+    /// - Returns: The text.
+    /// - Throws: ``HTTPCoreError`` with code ``HTTPCoreError/Code/undecodableText`` when the
+    ///   charset is one Foundation cannot decode, or the bytes are not valid in it.
+    public func text(of body: Data) throws(HTTPCoreError) -> String {
+        let type = contentType
+        guard let encoding = type?.charset == nil ? .utf8 : type?.stringEncoding else {
+            throw HTTPCoreError(
+                .undecodableText, value: type?.description ?? "",
+                reason: "the charset \(type?.charset ?? "") is not one Foundation can decode")
+        }
+        guard let text = String(data: body, encoding: encoding) else {
+            throw HTTPCoreError(
+                .undecodableText, value: String(decoding: body.prefix(100), as: UTF8.self),
+                reason: "the body is not valid \(type?.charset ?? "UTF-8")")
+        }
+        return text
+    }
 }

@@ -217,6 +217,34 @@ public struct MediaType: Hashable, Sendable, CustomStringConvertible {
     public static let xml = MediaType(known: "application", "xml")
     /// `*/*`: matches every media type.
     public static let any = MediaType(known: "*", "*")
+    /// `application/problem+json`: RFC 9457 problem details.
+    public static let problemJSON = MediaType(known: "application", "problem+json")
+    /// `text/csv; charset=utf-8`.
+    public static let csv = MediaType(known: "text", "csv", [Parameter(name: "charset", value: "utf-8")])
+    /// `application/pdf`.
+    public static let pdf = MediaType(known: "application", "pdf")
+    /// `application/zip`.
+    public static let zip = MediaType(known: "application", "zip")
+    /// `application/gzip`.
+    public static let gzip = MediaType(known: "application", "gzip")
+    /// `image/png`.
+    public static let png = MediaType(known: "image", "png")
+    /// `image/jpeg`.
+    public static let jpeg = MediaType(known: "image", "jpeg")
+    /// `image/gif`.
+    public static let gif = MediaType(known: "image", "gif")
+    /// `image/webp`.
+    public static let webp = MediaType(known: "image", "webp")
+    /// `image/svg+xml`.
+    public static let svg = MediaType(known: "image", "svg+xml")
+    /// `audio/mpeg` (MP3).
+    public static let mp3 = MediaType(known: "audio", "mpeg")
+    /// `audio/wav`.
+    public static let wav = MediaType(known: "audio", "wav")
+    /// `video/mp4`.
+    public static let mp4 = MediaType(known: "video", "mp4")
+    /// `video/webm`.
+    public static let webm = MediaType(known: "video", "webm")
 }
 
 /// A small recursive-descent parser for RFC 9110 §8.3.1 media types.

@@ -158,15 +158,7 @@ extension Client {
 
         switch endpoint.response.kind {
         case .buffered(let read):
-            let response = try await send(request, options: options)
-            try endpoint.check(response.head, body: response.body, request: response.request, defaults: defaults)
-            do {
-                let decoded = try read(response.body, response.head, defaults)
-                return ClientResponse(
-                    head: response.head, body: decoded, request: response.request, metrics: response.metrics)
-            } catch {
-                throw endpoint.decodingFailure(error, response: response)
-            }
+            return try await sendReading(request, options: options, endpoint: endpoint, defaults: defaults, read: read)
         case .stream(let wrap):
             let response = try await stream(request, options: options)
             if !endpoint.accepts(response.status) {
@@ -197,6 +189,23 @@ extension Client {
             }
             return ClientResponse(
                 head: response.head, body: wrap(target), request: response.request, metrics: response.metrics)
+        }
+    }
+
+    /// Sends `request`, checks the status against `endpoint` and reads the body with `read`:
+    /// the one path of endpoint calls and decoding sends.
+    func sendReading<Request, Response>(
+        _ request: HTTPRequest, options: RequestOptions, endpoint: Endpoint<Request, Response>,
+        defaults: EndpointDefaults, read: @Sendable (Data, HTTPResponse, EndpointDefaults) throws -> Response
+    ) async throws -> ClientResponse<Response> {
+        let response = try await send(request, options: options)
+        try endpoint.check(response.head, body: response.body, request: response.request, defaults: defaults)
+        do {
+            let decoded = try read(response.body, response.head, defaults)
+            return ClientResponse(
+                head: response.head, body: decoded, request: response.request, metrics: response.metrics)
+        } catch {
+            throw endpoint.decodingFailure(error, response: response)
         }
     }
 

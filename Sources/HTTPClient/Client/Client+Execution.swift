@@ -69,6 +69,20 @@ extension Client {
     ) async throws
         -> ClientResponse<ResponseContent>
     {
+        if let pending = request.pendingError {
+            throw ClientError(
+                .invalidRequest, "the request was built with an error: \(pending)", request: request,
+                underlying: pending)
+        }
+        let options = request.options.isEmpty ? options : options.applying(request)
+        var mode = mode
+        if let limit = request.options[ResponseBodyLimitOption.self] {
+            switch mode {
+            case .buffered: mode = .buffered(limit: limit)
+            case .stream: mode = .stream(bufferLimit: limit)
+            case .file: break
+            }
+        }
         let start = ContinuousClock.now
         var events = EventBuffer(
             EventEmitter(hub: hub.isEmpty ? nil : hub, id: hub.isEmpty ? 0 : counter.next(), start: start))
@@ -99,6 +113,7 @@ extension Client {
             request: base, attempt: 1, values: values.merging(options.values),
             retriesNonIdempotent: options.retriesNonIdempotent, start: record.start)
         var retryState = RetryState()
+        let retry = request.options.isEmpty ? self.retry : request.options[RetryOption.self] ?? self.retry
         let timeout = options.timeout ?? self.timeout
         let redirectLimit = max(0, options.redirectLimit ?? self.redirectLimit)
         let transportOptions = TransportOptions(

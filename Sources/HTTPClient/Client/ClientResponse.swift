@@ -38,4 +38,17 @@ public struct ClientResponse<Body: Sendable>: Sendable {
     public var status: HTTPStatus { head.status }
     /// The response header fields.
     public var headerFields: HTTPFields { head.headerFields }
+
+    /// Whether the status is 2xx.
+    public var isSuccess: Bool { head.status.isSuccess }
+
+    /// The `Content-Type`, parsed, when present and valid.
+    public var contentType: MediaType? { head.contentType }
+}
+
+extension ClientResponse<Data> {
+    /// The body as text in the charset of its `Content-Type`, UTF-8 when it names none.
+    /// - Returns: The text.
+    /// - Throws: ``HTTPCore/HTTPCoreError`` when the bytes are not valid in that charset.
+    public func text() throws(HTTPCoreError) -> String { try head.text(of: body) }
 }

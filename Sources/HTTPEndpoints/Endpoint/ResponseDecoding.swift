@@ -173,14 +173,7 @@ func decodeJSON<Value: Decodable>(
 
 /// The body as text in the response's charset, UTF-8 when it names none.
 func text(of data: Data, response: HTTPResponse) throws -> String {
-    let contentType = response.contentType
-    guard let encoding = contentType?.charset == nil ? .utf8 : contentType?.stringEncoding else {
-        throw EncodingRefusal("the charset \(contentType?.charset ?? "") is not one Foundation can decode")
-    }
-    guard let text = String(data: data, encoding: encoding) else {
-        throw EncodingRefusal("the body is not valid \(contentType?.charset ?? "UTF-8")")
-    }
-    return text
+    try response.text(of: data)
 }
 
 /// Response types that have a value for a response without content.

@@ -1,0 +1,110 @@
+import HTTPCore
+
+/// The keys of the client's settings in ``HTTPCore/HTTPRequest/Options``.
+enum TimeoutOption: HTTPRequest.OptionKey { typealias Value = Duration }
+enum RetryOption: HTTPRequest.OptionKey { typealias Value = RetryStack }
+enum RetriesNonIdempotentOption: HTTPRequest.OptionKey { typealias Value = Bool }
+enum ProgressOption: HTTPRequest.OptionKey { typealias Value = @Sendable (TransferProgress) -> Void }
+enum InterceptorsOption: HTTPRequest.OptionKey { typealias Value = [any Interceptor] }
+enum ResponseBodyLimitOption: HTTPRequest.OptionKey { typealias Value = Int }
+
+extension HTTPRequest {
+    /// This request with its own per-attempt timeout, over the client's.
+    ///
+    /// ```swift
+    /// let response = try await client.send(.get("report").timeout(.seconds(120)).retries(5))
+    /// ```
+    /// - Parameter timeout: The longest one attempt may take.
+    /// - Returns: The request with the setting.
+    public func timeout(_ timeout: Duration) -> HTTPRequest {
+        var copy = self
+        copy.options[TimeoutOption.self] = timeout
+        return copy
+    }
+
+    /// This request retried up to `count` times after a transport failure or a retryable
+    /// status (408, 429, 500, 502, 503, 504), with exponential backoff, in place of the
+    /// client's retry policies.
+    /// - Parameter count: The most retries; 0 for none.
+    /// - Returns: The request with the setting.
+    public func retries(_ count: Int) -> HTTPRequest {
+        let count = max(0, count)
+        return retry(
+            count == 0
+                ? .none
+                : [
+                    .transportErrors(max: count), .status(max: count), .attempts(max: count + 1),
+                    .backoff(.exponential(base: 0.25, cap: 8), jitter: .full),
+                ])
+    }
+
+    /// This request with its own retry policies, in place of the client's.
+    /// - Parameter policies: The retry stack for this request.
+    /// - Returns: The request with the setting.
+    public func retry(_ policies: RetryStack) -> HTTPRequest {
+        var copy = self
+        copy.options[RetryOption.self] = policies
+        return copy
+    }
+
+    /// This request opted in to (or out of) retries although its method is not idempotent.
+    /// - Parameter retries: Whether the retry policies may re-send it.
+    /// - Returns: The request with the setting.
+    public func retriesNonIdempotent(_ retries: Bool = true) -> HTTPRequest {
+        var copy = self
+        copy.options[RetriesNonIdempotentOption.self] = retries
+        return copy
+    }
+
+    /// This request reporting upload and download progress to `handler`, from any thread.
+    /// - Parameter handler: Called with each progress update.
+    /// - Returns: The request with the setting.
+    public func progress(_ handler: @escaping @Sendable (TransferProgress) -> Void) -> HTTPRequest {
+        var copy = self
+        copy.options[ProgressOption.self] = handler
+        return copy
+    }
+
+    /// This request with interceptors of its own, added after those it has: their `prepare`
+    /// runs before the client's interceptors, their `decide` after them.
+    /// - Parameter interceptors: The interceptors.
+    /// - Returns: The request with the interceptors.
+    public func intercepted(by interceptors: any Interceptor...) -> HTTPRequest {
+        var copy = self
+        copy.options[InterceptorsOption.self] = (options[InterceptorsOption.self] ?? []) + interceptors
+        return copy
+    }
+
+    /// This request with a limit on the response bytes buffered.
+    /// - Parameter limit: The most bytes; a larger response fails with ``ClientError/Code/responseTooLarge``.
+    /// - Returns: The request with the limit.
+    public func responseBodyLimit(_ limit: Int) -> HTTPRequest {
+        var copy = self
+        copy.options[ResponseBodyLimitOption.self] = limit
+        return copy
+    }
+}
+
+extension RequestOptions {
+    /// These options with the settings `request` carries laid over them.
+    func applying(_ request: HTTPRequest) -> RequestOptions {
+        var options = self
+        if let timeout = request.options[TimeoutOption.self] { options.timeout = timeout }
+        if let retries = request.options[RetriesNonIdempotentOption.self] { options.retriesNonIdempotent = retries }
+        if let limit = request.options[ResponseBodyLimitOption.self] { options.responseBodyLimit = limit }
+        if let interceptors = request.options[InterceptorsOption.self] {
+            options.interceptors = interceptors + options.interceptors
+        }
+        if let progress = request.options[ProgressOption.self] {
+            if let existing = options.progress {
+                options.progress = {
+                    existing($0)
+                    progress($0)
+                }
+            } else {
+                options.progress = progress
+            }
+        }
+        return options
+    }
+}

@@ -1,0 +1,29 @@
+import Foundation
+import HTTPCore
+
+extension HTTPRequest {
+    /// This request with a `multipart/form-data` body built by `build`, streamed when sent
+    /// (files read in chunks, never loaded whole), with its `Content-Type` and length.
+    ///
+    /// ```swift
+    /// let request = HTTPRequest.post("upload").multipart { form in
+    ///     try form.append(name: "title", value: "Heron")
+    ///     try form.append(name: "video", fileAt: videoURL)
+    /// }
+    /// ```
+    /// - Parameters:
+    ///   - boundary: The boundary; random by default.
+    ///   - build: Appends the parts; what it throws (a ``MultipartError``) is kept as the
+    ///     request's ``HTTPCore/HTTPRequest/pendingError``.
+    /// - Returns: The request with the body, or this one with the error kept.
+    public func multipart(
+        boundary: MultipartBoundary = .random(), _ build: (inout MultipartForm) throws -> Void
+    ) -> HTTPRequest {
+        modified { request in
+            var form = MultipartForm(boundary: boundary)
+            try build(&form)
+            let encoded = form.streamingBody()
+            request = request.body(encoded.body, contentType: encoded.contentType)
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import HTTPEndpoints
+import Testing
+
+/// Everyday calls: fluent requests through decoding sends, over a stub transport.
+@Suite("Decoding sends")
+struct DecodingSendTests {
+    struct User: Codable, Sendable, Equatable {
+        var id: Int
+        var name: String
+    }
+
+    static func client(_ stub: StubTransport, values: RequestValues = RequestValues()) -> Client {
+        Client(baseURL: URL(string: "https://api.example.com/v2")!, transport: stub, retry: .none, values: values)
+    }
+
+    @Test("get(_:as:) and post(_:json:as:) read JSON in one line")
+    func shortcuts() async throws {
+        let stub = StubTransport(fallback: .status(.ok, body: Data(#"{"id":1,"name":"Ada"}"#.utf8)))
+        let client = Self.client(stub)
+        let user = try await client.get("users/1", as: User.self)
+        let made = try await client.post("users", json: User(id: 0, name: "Ada"), as: User.self)
+        #expect(user == User(id: 1, name: "Ada") && made == user)
+        #expect(
+            stub.requests.map { "\($0.method) \($0.url.absoluteString)" } == [
+                "GET https://api.example.com/v2/users/1", "POST https://api.example.com/v2/users",
+            ])
+        #expect(stub.requests[1].headerFields[.contentType] == "application/json")
+        #expect(stub.recordedRequests[1].body == Data(#"{"id":0,"name":"Ada"}"#.utf8))
+    }
+
+    @Test("a 404 never reaches the decoder: it throws with the whole body")
+    func notFound() async throws {
+        let body = String(repeating: "x", count: 5_000)
+        let stub = StubTransport(fallback: .status(.notFound, body: Data(body.utf8)))
+        let error = await #expect(throws: EndpointError.self) {
+            _ = try await Self.client(stub).get("users/9", as: User.self)
+        }
+        #expect(error?.code == .unacceptableStatus)
+        #expect(error?.status == .notFound)
+        #expect(error?.body?.count == 5_000)
+    }
+
+    @Test("Optional and Empty results take a 204; an envelope is read at a key path")
+    func optionalEmptyEnvelope() async throws {
+        let stub = StubTransport()
+        stub.enqueue(
+            .status(.noContent), .status(.noContent),
+            .status(.ok, body: Data(#"{"data":{"items":[{"id":2,"name":"b"}]}}"#.utf8)))
+        let client = Self.client(stub)
+        #expect(try await client.get("users/1", as: User?.self) == nil)
+        try await client.delete("users/1")
+        #expect(
+            try await client.send(.get("users"), decoding: [User].self, at: "data.items") == [User(id: 2, name: "b")])
+    }
+
+    @Test("the client's default decoder and encoder serve every decoding send")
+    func defaults() async throws {
+        var defaults = EndpointDefaults()
+        defaults.jsonDecoder = JSONResponseDecoder {
+            let decoder = JSONDecoder()
+            decoder.keyDecodingStrategy = .convertFromSnakeCase
+            return decoder
+        }
+        defaults.jsonEncoder = JSONBodyEncoder {
+            let encoder = JSONEncoder()
+            encoder.keyEncodingStrategy = .convertToSnakeCase
+            encoder.outputFormatting = [.sortedKeys]
+            return encoder
+        }
+        struct Profile: Codable, Sendable { var displayName: String }
+        let stub = StubTransport(fallback: .status(.ok, body: Data(#"{"display_name":"Ada"}"#.utf8)))
+        let profile = try await Self.client(stub, values: RequestValues(defaults))
+            .put("me", json: Profile(displayName: "Ada L"), as: Profile.self)
+        #expect(profile.displayName == "Ada")
+        #expect(stub.recordedRequests.first?.body == Data(#"{"display_name":"Ada L"}"#.utf8))
+    }
+
+    @Test("a request built with an error is never sent; the client throws it as invalidRequest")
+    func pendingErrorNotSent() async throws {
+        let stub = StubTransport(fallback: .status(.ok))
+        let error = await #expect(throws: ClientError.self) {
+            _ = try await Self.client(stub).send(.get("users").header(.accept, "a\r\nb"))
+        }
+        #expect(error?.code == .invalidRequest)
+        #expect((error?.underlying as? HTTPCoreError)?.code == .invalidFieldValue)
+        #expect(stub.requests.isEmpty)
+    }
+
+    @Test("per-request timeout, retries and interceptors override the client's")
+    func requestOptions() async throws {
+        let stub = StubTransport()
+        stub.enqueue(.status(.serviceUnavailable), .status(.serviceUnavailable), .status(.ok))
+        let log = Log()
+        let response = try await Self.client(stub).send(
+            .get("flaky").retries(2).timeout(.seconds(5)).intercepted(by: Tagging(name: "request", log: log)))
+        #expect(response.status == .ok)
+        #expect(stub.requests.count == 3)
+        #expect(await log.entries.first == "prepare request")
+        let limited = StubTransport(fallback: .status(.ok, body: Data(count: 100)))
+        let error = await #expect(throws: ClientError.self) {
+            _ = try await Self.client(limited).send(.get("big").responseBodyLimit(10))
+        }
+        #expect(error?.code == .responseTooLarge)
+    }
+
+    @Test("a response converts to text in its charset, to a typed value and to untyped JSON")
+    func responseConveniences() async throws {
+        let stub = StubTransport(
+            fallback: .status(
+                .ok, headerFields: [try HTTPField(name: .contentType, value: "application/json; charset=utf-8")],
+                body: Data(#"{"id":3,"name":"é"}"#.utf8)))
+        let response = try await Self.client(stub).send(.get("users/3"))
+        #expect(response.isSuccess)
+        #expect(try response.text() == #"{"id":3,"name":"é"}"#)
+        #expect(try response.decode(User.self) == User(id: 3, name: "é"))
+        #expect((try response.json() as? [String: Any])?["name"] as? String == "é")
+        #expect(response.contentType?.essence == "application/json")
+    }
+}
