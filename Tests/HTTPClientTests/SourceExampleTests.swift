@@ -362,4 +362,20 @@ struct SourceExampleTests {
 
         #expect(printed == [#"curl -X 'POST' 'https://example.com/notes' --data-raw 'it'\''s'"#])
     }
+
+    @Test("per-request settings and URLRequest conversion")
+    func requestSettingsAndURLRequest() async throws {
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+        let stub = StubTransport()
+        stub.enqueue(.status(.serviceUnavailable), .status(.ok))
+        let client = Client(baseURL: URL(string: "https://api.example.com")!, transport: stub, retry: .none)
+
+        let response = try await client.send(.get("report").timeout(.seconds(120)).retries(5))
+        #expect(response.status == .ok && stub.requests.count == 2)
+
+        let urlRequest = try URLRequest(HTTPRequest.post("https://example.com/items").header(.accept, "text/plain"))
+        print(urlRequest.httpMethod ?? "", urlRequest.value(forHTTPHeaderField: "Accept") ?? "")  // POST text/plain
+        #expect(printed == ["POST text/plain"])
+    }
 }

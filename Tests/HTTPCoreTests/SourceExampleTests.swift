@@ -201,4 +201,24 @@ struct SourceExampleTests {
                 "invalidFieldValue true", "value of field X-Trace contains CR (0x0D) at offset 1 (RFC 9110 §5.5)",
             ])
     }
+
+    @Test("fluent requests: shortcuts, header fields, modified(_:)")
+    func fluentRequests() throws {
+        do {
+            let request = HTTPRequest.get("users/42").header(.acceptLanguage, "it-it")
+            #expect(request.headerFields[.acceptLanguage] == "it-it" && request.url.relativeString == "users/42")
+        }
+        do {
+            let request = HTTPRequest.get("search").headers([.accept: "application/json", .acceptLanguage: "it"])
+            #expect(request.headerFields.count == 2)
+        }
+        #expect(HTTPRequest.get("x").traced("a1").headerFields[try HTTPFieldName("X-Trace")] == "a1")
+        #expect(HTTPRequest.get("x").traced("a\r\n").pendingError is HTTPCoreError)
+    }
+}
+
+extension HTTPRequest {
+    func traced(_ id: String) -> HTTPRequest {
+        modified { request in try request.headerFields.set(HTTPFieldName("X-Trace"), id) }
+    }
 }

@@ -200,4 +200,21 @@ struct SourceExampleTests {
             printed.first?.hasPrefix(#"invalid URI template "/users/{id" at offset 7: unclosed expression"#) == true)
         #expect(printed.last == "true 7")
     }
+
+    @Test("decoding sends")
+    func decodingSends() async throws {
+        struct User: Codable, Sendable { var id: Int }
+        struct NewUser: Encodable, Sendable { var name: String }
+        let (client, stub) = Self.stubClient(#"{"id":42}"#)
+        do {
+            let user = try await client.send(.get("users/42"), decoding: User.self)
+            #expect(user.id == 42)
+        }
+        do {
+            let user = try await client.get("users/42", as: User.self)
+            #expect(user.id == 42)
+        }
+        let made = try await client.post("users", json: NewUser(name: "Ada"), as: User.self)
+        #expect(made.id == 42 && stub.requests.count == 3)
+    }
 }
