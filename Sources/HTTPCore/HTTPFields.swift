@@ -36,6 +36,16 @@ public struct HTTPFields: Hashable, Sendable, RandomAccessCollection, Expressibl
         for (name, value) in pairs { storage.append(try HTTPField(name: name, value: value)) }
     }
 
+    /// Creates a list from typed names and values, in order, such as
+    /// `[.accept: "application/json", .acceptLanguage: "it"]`; a name may repeat.
+    /// - Parameter pairs: Names and values.
+    /// - Throws: ``HTTPCoreError`` naming the first invalid value.
+    public init(_ pairs: KeyValuePairs<HTTPFieldName, String>) throws(HTTPCoreError) {
+        storage = []
+        storage.reserveCapacity(pairs.count)
+        for (name, value) in pairs { storage.append(try HTTPField(name: name, value: value)) }
+    }
+
     // MARK: Collection
 
     /// The position of the first field.

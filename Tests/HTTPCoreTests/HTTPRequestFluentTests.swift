@@ -71,4 +71,12 @@ struct HTTPRequestFluentTests {
         #expect(HTTPResponse(status: .noContent).isSuccess)
         #expect(throws: HTTPCoreError.self) { try HTTPResponse(status: .ok).text(of: Data([0xFF, 0xFE, 0xC3])) }
     }
+
+    @Test("header fields from typed names keep them, in order")
+    func typedFields() throws {
+        let fields = try HTTPFields([.accept: "application/json", .acceptLanguage: "it", .accept: "text/plain"])
+        #expect(fields.map(\.name) == [.accept, .acceptLanguage, .accept])
+        #expect(fields[.accept] == "application/json, text/plain")
+        #expect(throws: HTTPCoreError.self) { try HTTPFields([.accept: "a\nb"]) }
+    }
 }
