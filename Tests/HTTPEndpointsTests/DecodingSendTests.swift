@@ -117,3 +117,30 @@ struct DecodingSendTests {
         #expect(response.contentType?.essence == "application/json")
     }
 }
+
+@Suite("A deadline for the whole call")
+struct CallDeadlineTests {
+    @Test("the deadline bounds every attempt and wait: a sub-second deadline ends retries in progress")
+    func deadlineEndsRetries() async throws {
+        let stub = StubTransport(fallback: .status(.serviceUnavailable, delay: .milliseconds(100)))
+        let client = Client(
+            baseURL: URL(string: "https://api.example.com")!, transport: stub,
+            retry: [.status([503], max: 50), .backoff(.constant(0.1), jitter: .none)])
+        let clock = ContinuousClock()
+        let start = clock.now
+        let error = await #expect(throws: ClientError.self) {
+            _ = try await client.send(.get("slow").deadline(.milliseconds(450)))
+        }
+        let elapsed = clock.now - start
+        #expect(error?.code == .timedOut)
+        #expect(elapsed >= .milliseconds(450) && elapsed < .seconds(5))
+        #expect(stub.requests.count >= 2 && stub.requests.count <= 4)
+    }
+
+    @Test("a call that ends before its deadline returns its response")
+    func deadlineNotReached() async throws {
+        let stub = StubTransport(fallback: .status(.ok))
+        let client = Client(baseURL: URL(string: "https://api.example.com")!, transport: stub)
+        #expect(try await client.send(.get("fast").deadline(.seconds(5))).status == .ok)
+    }
+}

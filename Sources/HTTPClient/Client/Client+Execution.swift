@@ -74,6 +74,13 @@ extension Client {
                 .invalidRequest, "the request was built with an error: \(pending)", request: request,
                 underlying: pending)
         }
+        if let deadline = request.options[DeadlineOption.self] {
+            var unbounded = request
+            unbounded.options[DeadlineOption.self] = nil
+            return try await Self.bounded(by: deadline, request: request) { [self, unbounded] in
+                try await execute(unbounded, options: options, mode: mode)
+            }
+        }
         let options = request.options.isEmpty ? options : options.applying(request)
         var mode = mode
         if let limit = request.options[ResponseBodyLimitOption.self] {
@@ -322,6 +329,27 @@ extension Client {
             timeout: timeout,
             onTimeout: { ClientError(.timedOut, "no response within the timeout of \(timeout)", request: request) },
             operation)
+    }
+
+    /// Runs `call`, cancelling it and throwing ``ClientError/Code/timedOut`` once `deadline`
+    /// passes: a deadline for the whole call, every attempt and wait included.
+    private static func bounded<Result: Sendable>(
+        by deadline: ContinuousClock.Instant, request: HTTPRequest,
+        _ call: @escaping @Sendable () async throws -> Result
+    ) async throws -> Result {
+        try await withThrowingTaskGroup(of: Result?.self) { group in
+            group.addTask { try await call() }
+            group.addTask {
+                try await Task.sleep(until: deadline, clock: .continuous)
+                return nil
+            }
+            defer { group.cancelAll() }
+            while let outcome = try await group.next() {
+                if let result = outcome { return result }
+                throw ClientError(.timedOut, "the call's deadline passed before it ended", request: request)
+            }
+            throw ClientError(.timedOut, "the call's deadline passed before it ended", request: request)
+        }
     }
 
     private static func sleep(_ wait: Duration, request: HTTPRequest) async throws {

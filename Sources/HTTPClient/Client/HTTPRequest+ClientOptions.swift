@@ -7,6 +7,7 @@ enum RetriesNonIdempotentOption: HTTPRequest.OptionKey { typealias Value = Bool 
 enum ProgressOption: HTTPRequest.OptionKey { typealias Value = @Sendable (TransferProgress) -> Void }
 enum InterceptorsOption: HTTPRequest.OptionKey { typealias Value = [any Interceptor] }
 enum ResponseBodyLimitOption: HTTPRequest.OptionKey { typealias Value = Int }
+enum DeadlineOption: HTTPRequest.OptionKey { typealias Value = ContinuousClock.Instant }
 
 extension HTTPRequest {
     /// This request with its own per-attempt timeout, over the client's.
@@ -72,6 +73,24 @@ extension HTTPRequest {
     public func intercepted(by interceptors: any Interceptor...) -> HTTPRequest {
         var copy = self
         copy.options[InterceptorsOption.self] = (options[InterceptorsOption.self] ?? []) + interceptors
+        return copy
+    }
+
+    /// This request with a deadline for the whole call, `duration` from now: every attempt,
+    /// backoff wait and redirect included. When it passes, the attempt in flight is
+    /// cancelled and the call throws ``ClientError/Code/timedOut``.
+    /// - Parameter duration: The time the whole call may take, from now.
+    /// - Returns: The request with the deadline.
+    public func deadline(_ duration: Duration) -> HTTPRequest {
+        deadline(.now + duration)
+    }
+
+    /// This request with a deadline for the whole call at `instant`.
+    /// - Parameter instant: When the call must have ended.
+    /// - Returns: The request with the deadline.
+    public func deadline(_ instant: ContinuousClock.Instant) -> HTTPRequest {
+        var copy = self
+        copy.options[DeadlineOption.self] = instant
         return copy
     }
 
