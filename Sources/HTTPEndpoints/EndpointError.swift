@@ -1,5 +1,6 @@
 import Foundation
 import HTTPCore
+import HTTPEncoding
 
 /// Why an endpoint call failed in the endpoint layer: its declaration, its variables, its
 /// request value, or the response's status or body.
@@ -115,6 +116,19 @@ public struct EndpointError: Error, Sendable, CustomStringConvertible {
 
     /// The response status, when the server answered.
     public var status: HTTPStatus? { response?.status }
+
+    /// The response ``body`` decoded as JSON into `type`, for an error body the endpoint did
+    /// not declare (or one of several an API sends), or `nil` when it is not one.
+    /// - Parameters:
+    ///   - type: The type to decode.
+    ///   - decoder: The JSON decoder.
+    /// - Returns: The decoded body, or `nil`.
+    public func decodeBody<Body: Decodable>(
+        as type: Body.Type, decoder: JSONResponseDecoder = JSONResponseDecoder()
+    ) -> Body? {
+        guard let body, let response else { return nil }
+        return try? decoder.decode(type, from: body, response: response)
+    }
 
     /// The decoded error body as `type`, or `nil` when there is none of that type.
     /// - Parameter type: The error body type the endpoint declares.

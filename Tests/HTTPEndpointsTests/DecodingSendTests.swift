@@ -144,3 +144,26 @@ struct CallDeadlineTests {
         #expect(try await client.send(.get("fast").deadline(.seconds(5))).status == .ok)
     }
 }
+
+@Suite("Small conveniences found while rewriting other libraries' examples")
+struct RewriteConvenienceTests {
+    @Test("an error's body decodes as any of the types an API sends")
+    func decodeErrorBody() async throws {
+        struct Message: Decodable, Sendable { var message: String }
+        struct Code: Decodable, Sendable { var code: Int }
+        let stub = StubTransport(fallback: .status(.badRequest, body: Data(#"{"code":42}"#.utf8)))
+        let client = Client(baseURL: URL(string: "https://api.example.com")!, transport: stub, retry: .none)
+        let error = await #expect(throws: EndpointError.self) { _ = try await client.get("x", as: Empty.self) }
+        #expect(error?.decodeBody(as: Message.self) == nil)
+        #expect(error?.decodeBody(as: Code.self)?.code == 42)
+    }
+
+    @Test("an encoded multipart form is a body with its content type; template values take integer literals")
+    func formBodyAndIntegerLiterals() async throws {
+        var form = MultipartForm(boundary: try MultipartBoundary("b0undary"))
+        try form.append(name: "a", value: "1")
+        let request = HTTPRequest.post("upload").body(try await form.encodedInMemory())
+        #expect(request.headerFields[.contentType] == "multipart/form-data; boundary=b0undary")
+        #expect(try URITemplate("/page/{n}").expand(["n": 15]) == "/page/15")
+    }
+}

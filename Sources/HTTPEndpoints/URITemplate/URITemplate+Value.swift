@@ -17,7 +17,7 @@ extension URITemplate {
     /// A list or an associative array with no members is *undefined* (RFC 6570 §2.3): it
     /// expands to nothing, as a missing variable does. An empty string is defined.
     public enum Value: Sendable, Hashable, ExpressibleByStringLiteral, ExpressibleByArrayLiteral,
-        ExpressibleByDictionaryLiteral
+        ExpressibleByDictionaryLiteral, ExpressibleByIntegerLiteral
     {
         /// A single string; a prefix modifier such as `{name:3}` may shorten it.
         case string(String)
@@ -32,6 +32,12 @@ extension URITemplate {
         /// - Parameter value: The string.
         public init(stringLiteral value: String) {
             self = .string(value)
+        }
+
+        /// Creates a string value from an integer literal, in decimal: `15` is `"15"`.
+        /// - Parameter value: The integer.
+        public init(integerLiteral value: Int) {
+            self = .string(String(value))
         }
 
         /// Creates a list value from an array literal of strings.

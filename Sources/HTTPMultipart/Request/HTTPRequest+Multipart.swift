@@ -26,4 +26,12 @@ extension HTTPRequest {
             request = request.body(encoded.body, contentType: encoded.contentType)
         }
     }
+
+    /// This request with an encoded multipart form as its body, with its `Content-Type`
+    /// (boundary included) and length.
+    /// - Parameter form: A form encoded in memory, to disk or as a stream.
+    /// - Returns: The request with the body.
+    public func body(_ form: EncodedForm) -> HTTPRequest {
+        body(form.body, contentType: form.contentType)
+    }
 }

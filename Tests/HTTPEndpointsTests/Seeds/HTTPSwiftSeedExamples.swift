@@ -1,0 +1,146 @@
+import HTTPEndpoints
+import Testing
+
+// The usage examples of HTTPSwift's README, each rewritten with Heron's public API.
+// Between `// seed:` and `// end seed` is only the code that does the example's job.
+
+// seed: HTTPSwift 1
+// what: a GET read as JSON, a 204 read as nil, and a 4xx body read as one of two error types
+func httpSwift1(client: Client) async throws {
+    struct Response: Decodable {}
+
+    _ = try await client.get("https://example.ios", as: Response.self)
+
+    // An optional type reads a 204 or an empty body as nil.
+    _ = try await client.get("https://example.ios", as: Response?.self)
+
+    struct OneTypeOfErrorBody: Decodable {
+        let message: String
+    }
+
+    struct AnotherTypeOfErrorBody: Decodable {
+        let code: Int
+    }
+
+    // `send` returns any status; `get(_:as:)` would throw an EndpointError holding the body.
+    let result = try await client.send(.get("https://example.ios"))
+    switch result.status.kind {
+    case .successful:
+        break
+    case .clientError:
+        if let errorBody = try? result.decode(OneTypeOfErrorBody.self) {
+            print(errorBody.message)
+        } else if let errorBody = try? result.decode(AnotherTypeOfErrorBody.self) {
+            print(errorBody.code)
+        } else {
+            print(try result.text())
+        }
+    default:
+        break
+    }
+}
+// end seed
+
+// seed: HTTPSwift 2
+// what: an interceptor that sets User-Agent, and at most 5 retries of transport errors, 1 s apart
+// differs: retries belong to the client's retry stack, not to an interceptor (an interceptor's
+// `decide` can return `.retryAfter`, but the stack's limits still apply to it)
+private struct UserAgentInterceptor: Interceptor {
+    func prepare(_ request: inout HTTPRequest, context: inout InterceptorContext) async throws {
+        try request.headerFields.set(.userAgent, "My User-Agent")
+    }
+}
+
+func httpSwift2() async throws {
+    let client = Client(
+        interceptors: [UserAgentInterceptor()],
+        retry: [.transportErrors(max: 5), .backoff(.constant(1), jitter: .none)])
+
+    _ = try await client.send(.get("https://example.ios"))
+}
+// end seed
+
+// seed: HTTPSwift 3
+// what: an observer that prints each prepared request, transport error and response
+func httpSwift3() async throws {
+    let client = Client(observers: [
+        EventObserver { event in
+            switch event.kind {
+            case .prepared(let request, _):
+                print("Did prepare request:", request)
+            case .transportError(let error, _):
+                print("Did encounter transport error:", error)
+            case .responseReceived(let response, _):
+                print("Did receive response:", response)
+            default:
+                break
+            }
+        }
+    ])
+
+    _ = try await client.send(.get("https://example.ios"))
+}
+// end seed
+
+// seed: HTTPSwift 4
+// what: an endpoint that POSTs a JSON value and maps the JSON it gets back to another type
+private enum Feature {
+    struct Response {
+        let text: String
+    }
+
+    struct Request: Encodable {
+        let text: String
+    }
+
+    static let endpoint = Endpoint<Request, Response>(
+        .post, "https://example.ios/feature/endpoint", body: .json,
+        response: .custom { data, _ in
+            struct ActualResponse: Decodable {
+                let number: Int
+            }
+            let actualResponse = try JSONDecoder().decode(ActualResponse.self, from: data)
+            return Response(text: String(actualResponse.number))
+        })
+}
+
+func httpSwift4(client: Client) async throws -> String {
+    let result = try await client.call(Feature.endpoint, .init(text: "Hello World"))
+    return result.text
+}
+// end seed
+
+// MARK: Running the examples
+
+@Suite("HTTPSwift's README examples, in Heron")
+struct HTTPSwiftSeedExamples {
+    private static func client(_ stub: StubTransport, interceptors: [any Interceptor] = []) -> Client {
+        Client(transport: stub, interceptors: interceptors, retry: .none)
+    }
+
+    @Test("1: a JSON GET, an optional read of a 204, and an error body read as one of two types")
+    func request() async throws {
+        let stub = StubTransport()
+        stub.enqueue(
+            .status(.ok, body: Data("{}".utf8)), .status(.noContent),
+            .status(.badRequest, body: Data(#"{"code":7}"#.utf8)))
+        try await httpSwift1(client: Self.client(stub))
+        #expect(stub.requests.map(\.url.absoluteString) == Array(repeating: "https://example.ios", count: 3))
+    }
+
+    @Test("2: the interceptor sets User-Agent on every request")
+    func userAgent() async throws {
+        let stub = StubTransport(fallback: .status(.ok))
+        _ = try await Self.client(stub, interceptors: [UserAgentInterceptor()]).send(.get("https://example.ios"))
+        #expect(stub.requests.first?.headerFields[.userAgent] == "My User-Agent")
+    }
+
+    @Test("4: the endpoint sends the value as JSON and maps the number it reads to text")
+    func endpoint() async throws {
+        let stub = StubTransport(fallback: .status(.ok, body: Data(#"{"number":42}"#.utf8)))
+        #expect(try await httpSwift4(client: Self.client(stub)) == "42")
+        #expect(stub.requests.first?.method == .post)
+        #expect(stub.requests.first?.url.absoluteString == "https://example.ios/feature/endpoint")
+        #expect(stub.recordedRequests.first?.body == Data(#"{"text":"Hello World"}"#.utf8))
+    }
+}

@@ -1,0 +1,333 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Checks the Heron rewrites of the usage examples of five older HTTP libraries: one rewrite
+/// per usage code block of each README in `../shared/seeds/`, numbered in order, each no
+/// longer than its original or saying why; prints the comparison as a Markdown table.
+///
+/// A usage block is a fenced block marked `swift` (any case) that is not a package
+/// installation (SwiftPM `dependencies:`/`.package`/`.product`, CocoaPods, Carthage); JSON
+/// samples, shell lines and printed output are not code to rewrite. A rewrite in
+/// `Tests/HTTPEndpointsTests/Seeds/<Library>SeedExamples.swift` sits between
+/// `// seed: <Library> <n>` and `// end seed`, with `// what:` next and, when it is longer
+/// than the original, `// longer: <reason>` right after that.
+///
+/// Lengths are counted by ``count(_:)`` alone: the `Character`s left when all whitespace is
+/// removed. An original counts its whole block. A rewrite counts the lines between its
+/// markers except comment lines and the wrapping function's `func … {` line(s) and its
+/// closing `}`; declarations inside the markers count.
+@Suite("Seed example lengths")
+struct SeedExampleLengthTests {
+    static let libraries = ["HTTPSwift", "IndomioHTTP", "Osiris", "Osprey", "RestingKit"]
+
+    @Test("HTTPSwift: one rewrite per usage block, none longer without a reason")
+    func httpSwift() { Self.check(["HTTPSwift"]) }
+
+    @Test("IndomioHTTP: one rewrite per usage block, none longer without a reason")
+    func indomioHTTP() { Self.check(["IndomioHTTP"]) }
+
+    @Test("Osiris: one rewrite per usage block, none longer without a reason")
+    func osiris() { Self.check(["Osiris"]) }
+
+    @Test("Osprey: one rewrite per usage block, none longer without a reason")
+    func osprey() { Self.check(["Osprey"]) }
+
+    @Test("RestingKit: one rewrite per usage block, none longer without a reason")
+    func restingKit() { Self.check(["RestingKit"]) }
+
+    @Test("all five libraries, with the whole table")
+    func allLibraries() { Self.check(Self.libraries) }
+
+    @Test("a missing README or rewrites file fails the check, never skips it")
+    func missingFilesFail() {
+        withKnownIssue {
+            Self.check(["NoSuchLibrary"])
+        } matching: { issue in
+            issue.comments.contains { $0.rawValue.contains("NoSuchLibrary.md is missing") }
+        }
+    }
+
+    @Test("the counting rule: whitespace is not counted, characters are")
+    func countingRule() {
+        #expect(Self.count(["let a = 1", "\tprint( a )"]) == 14)
+        #expect(Self.count(["  \"é\" "]) == 3)
+        let source = """
+                // seed: Demo 1
+                // what: a demo
+                // longer: a reason
+                // differs: one line
+                // and the next
+                struct Model {
+                    let id: Int
+                }
+                @MainActor static func demo1(
+                    client: Client
+                ) async throws -> Int {
+                    // a comment
+                    try await client.value()
+                }
+                // end seed
+            """
+        let rewrites = Self.rewrites(in: source, library: "Demo")
+        #expect(rewrites.issues.isEmpty)
+        #expect(rewrites.items.map(\.number) == [1])
+        #expect(rewrites.items.first?.count == Self.count(["structModel{letid:Int}", "tryawaitclient.value()"]))
+        #expect(rewrites.items.first?.longer == "a reason")
+        #expect(rewrites.items.first?.differs == "one line and the next")
+    }
+
+    // MARK: Counting
+
+    /// The one counting rule: the `Character`s of `lines` that are not whitespace.
+    static func count(_ lines: [String]) -> Int {
+        lines.reduce(0) { $0 + $1.filter { !$0.isWhitespace }.count }
+    }
+
+    // MARK: The originals
+
+    /// A usage code block of a seed README.
+    struct Original {
+        var number: Int
+        var lines: [String]
+        var count: Int { SeedExampleLengthTests.count(lines) }
+    }
+
+    /// The usage blocks of a README, numbered from 1 in order.
+    static func usageBlocks(markdown: String) -> [Original] {
+        var blocks: [[String]] = []
+        var current: [String]?
+        var isSwift = false
+        for line in markdown.components(separatedBy: "\n") {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if current == nil, trimmed.hasPrefix("```") {
+                isSwift = trimmed.dropFirst(3).trimmingCharacters(in: .whitespaces).lowercased() == "swift"
+                current = []
+            } else if let block = current, trimmed == "```" {
+                if isSwift, !isInstallation(block) { blocks.append(block) }
+                current = nil
+            } else if current != nil {
+                current?.append(line)
+            }
+        }
+        return blocks.enumerated().map { Original(number: $0.offset + 1, lines: $0.element) }
+    }
+
+    /// Whether a block installs the library rather than using it.
+    static func isInstallation(_ block: [String]) -> Bool {
+        block.contains { line in
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            return trimmed.hasPrefix("dependencies:") || trimmed.contains(".package(") || trimmed.contains(".product(")
+                || trimmed.hasPrefix("pod ") || trimmed.hasPrefix("github \"")
+        }
+    }
+
+    // MARK: The rewrites
+
+    /// One rewrite between a library's markers.
+    struct Rewrite {
+        var number: Int
+        var what: String?
+        var longer: String?
+        var differs: String?
+        /// The lines counted.
+        var counted: [String]
+        var count: Int { SeedExampleLengthTests.count(counted) }
+    }
+
+    /// The rewrites of a Heron file, and what is wrong with its markers.
+    static func rewrites(in source: String, library: String) -> (items: [Rewrite], issues: [String]) {
+        var items: [Rewrite] = []
+        var issues: [String] = []
+        var open: (rewrite: Rewrite, indent: Int, lines: [String], line: Int)?
+        for (index, line) in source.components(separatedBy: "\n").enumerated() {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.hasPrefix("// seed:") {
+                if let open { issues.append("line \(open.line): seed \(open.rewrite.number) has no `// end seed`") }
+                let words = trimmed.dropFirst("// seed:".count).split(separator: " ")
+                guard words.count == 2, words[0] == library, let number = Int(words[1]) else {
+                    issues.append("line \(index + 1): expected `// seed: \(library) <n>`, found `\(trimmed)`")
+                    open = nil
+                    continue
+                }
+                let rewrite = Rewrite(number: number, counted: [])
+                open = (rewrite, indentation(line), [], index + 1)
+            } else if trimmed == "// end seed" {
+                guard let current = open else {
+                    issues.append("line \(index + 1): `// end seed` without `// seed:`")
+                    continue
+                }
+                let (rewrite, problems) = finish(current.rewrite, lines: current.lines, indent: current.indent)
+                items.append(rewrite)
+                issues += problems.map { "\(library) \(rewrite.number) (line \(current.line)): \($0)" }
+                open = nil
+            } else if open != nil {
+                open?.lines.append(line)
+            }
+        }
+        if let open { issues.append("line \(open.line): seed \(open.rewrite.number) has no `// end seed`") }
+        return (items, issues)
+    }
+
+    /// A rewrite with its notes and counted lines read from the lines between its markers.
+    private static func finish(_ start: Rewrite, lines: [String], indent: Int) -> (Rewrite, [String]) {
+        var rewrite = start
+        var problems: [String] = []
+        // The leading comment lines: `// key: text` notes, a line without a key continuing the last one.
+        var notes: [(key: String, text: String)] = []
+        for line in lines.prefix(while: { $0.trimmingCharacters(in: .whitespaces).hasPrefix("//") }) {
+            let text = line.trimmingCharacters(in: .whitespaces).dropFirst(2).trimmingCharacters(in: .whitespaces)
+            if let key = ["what", "longer", "differs"].first(where: { text.hasPrefix("\($0):") }) {
+                notes.append((key, text.dropFirst(key.count + 1).trimmingCharacters(in: .whitespaces)))
+            } else if let last = notes.indices.last {
+                notes[last].text += " " + text
+            }
+        }
+        func note(_ key: String) -> String? { notes.first { $0.key == key }?.text }
+        rewrite.what = note("what")
+        rewrite.longer = note("longer")
+        rewrite.differs = note("differs")
+        if notes.first?.key != "what" || rewrite.what?.isEmpty != false {
+            problems.append("the first line after `// seed:` must be `// what: <what it does>`")
+        }
+        if let longer = rewrite.longer, notes.count < 2 || notes[1].key != "longer" || longer.isEmpty {
+            problems.append("`// longer: <reason>` must come right after `// what:`")
+        }
+        let code = lines.filter {
+            let trimmed = $0.trimmingCharacters(in: .whitespaces)
+            return !trimmed.isEmpty && !trimmed.hasPrefix("//")
+        }
+        // The wrapping function: the first `func` at the markers' indentation.
+        guard let header = code.firstIndex(where: { indentation($0) == indent && isFunctionHeader($0) }) else {
+            rewrite.counted = code
+            return (rewrite, problems)
+        }
+        guard let open = code[header...].firstIndex(where: { $0.trimmingCharacters(in: .whitespaces).hasSuffix("{") })
+        else {
+            problems.append("the wrapping function's `{` must end its header line")
+            rewrite.counted = code
+            return (rewrite, problems)
+        }
+        guard
+            let close = code[(open + 1)...].firstIndex(where: {
+                indentation($0) == indent && $0.trimmingCharacters(in: .whitespaces) == "}"
+            })
+        else {
+            problems.append("the wrapping function's closing `}` must stand alone at the markers' indentation")
+            rewrite.counted = code
+            return (rewrite, problems)
+        }
+        rewrite.counted = Array(code[..<header] + code[(open + 1)..<close] + code[(close + 1)...])
+        return (rewrite, problems)
+    }
+
+    private static func indentation(_ line: String) -> Int { line.prefix { $0 == " " || $0 == "\t" }.count }
+
+    /// Whether a line starts a function declaration (`func`, after attributes and modifiers).
+    private static func isFunctionHeader(_ line: String) -> Bool {
+        let modifiers: Set<Substring> = [
+            "static", "private", "fileprivate", "internal", "public", "nonisolated", "mutating", "override", "final",
+        ]
+        for word in line.split(separator: " ") {
+            if word == "func" { return true }
+            if !word.hasPrefix("@") && !modifiers.contains(word) { return false }
+        }
+        return false
+    }
+
+    // MARK: The check and the table
+
+    /// One row of the table.
+    struct Row {
+        var library: String
+        var number: Int
+        var original: Int
+        var heron: Int
+        var note: String
+        var ratio: Double { Double(heron) / Double(max(original, 1)) }
+    }
+
+    /// Checks `libraries` and prints their table, recording an issue for each problem.
+    static func check(_ libraries: [String]) {
+        var rows: [Row] = []
+        for library in libraries {
+            let readme = "../shared/seeds/\(library).md"
+            let heronFile = "Tests/HTTPEndpointsTests/Seeds/\(library)SeedExamples.swift"
+            guard let markdown = try? SnippetSource.read(readme) else {
+                Issue.record("\(library): the seed README \(readme) is missing or unreadable (from the package root)")
+                continue
+            }
+            guard let source = try? SnippetSource.read(heronFile) else {
+                Issue.record("\(library): the rewrites file \(heronFile) is missing or unreadable")
+                continue
+            }
+            let originals = usageBlocks(markdown: markdown)
+            let (rewrites, issues) = Self.rewrites(in: source, library: library)
+            for issue in issues { Issue.record("\(heronFile): \(issue)") }
+            let numbers = rewrites.map(\.number)
+            let expected = Array(stride(from: 1, through: originals.count, by: 1))
+            let missing = expected.filter { !numbers.contains($0) }
+            let extra = numbers.filter { !expected.contains($0) }
+            let repeated = Set(numbers.filter { number in numbers.filter { $0 == number }.count > 1 })
+            if !missing.isEmpty { Issue.record("\(library): no rewrite of usage block(s) \(missing)") }
+            if !extra.isEmpty {
+                Issue.record("\(library): rewrite(s) \(extra) but the README has \(originals.count) usage blocks")
+            }
+            if !repeated.isEmpty { Issue.record("\(library): rewrite(s) \(repeated.sorted()) appear more than once") }
+            if numbers != numbers.sorted() { Issue.record("\(library): rewrites are not in the README's order") }
+            for rewrite in rewrites {
+                guard let original = originals.first(where: { $0.number == rewrite.number }) else { continue }
+                if rewrite.count == 0 { Issue.record("\(library) \(rewrite.number): the rewrite has no code") }
+                if rewrite.count > original.count, rewrite.longer == nil {
+                    let counts = "\(rewrite.count) characters against the original's \(original.count)"
+                    Issue.record("\(library) \(rewrite.number): \(counts), with no `// longer: <reason>`")
+                }
+                if rewrite.count <= original.count, rewrite.longer != nil {
+                    Issue.record(
+                        "\(library) \(rewrite.number): marked `// longer:` but \(rewrite.count) ≤ \(original.count)")
+                }
+                let note = rewrite.longer.map { "longer: \($0)" } ?? rewrite.differs.map { "differs: \($0)" } ?? ""
+                rows.append(
+                    Row(
+                        library: library, number: rewrite.number, original: original.count, heron: rewrite.count,
+                        note: note))
+            }
+        }
+        print(table(rows))
+    }
+
+    /// The rows as a Markdown table, with a summary line per library and one for all of them.
+    static func table(_ rows: [Row]) -> String {
+        var lines = [
+            "| library | example | original | Heron | ratio | note |",
+            "| --- | ---: | ---: | ---: | ---: | --- |",
+        ]
+        for row in rows {
+            let note = row.note.replacingOccurrences(of: "|", with: "\\|")
+            lines.append(
+                "| \(row.library) | \(row.number) | \(row.original) | \(row.heron) | \(format(row.ratio)) | \(note) |")
+        }
+        lines.append("")
+        var groups = Set(rows.map(\.library)).sorted().map { name in (name, rows.filter { $0.library == name }) }
+        if groups.count > 1 { groups.append(("all", rows)) }
+        for (name, group) in groups { lines.append(summary(name, group)) }
+        return lines.joined(separator: "\n")
+    }
+
+    /// `name: N examples: s shorter, e equal, l longer; median ratio m`.
+    static func summary(_ name: String, _ rows: [Row]) -> String {
+        let shorter = rows.filter { $0.heron < $0.original }.count
+        let equal = rows.filter { $0.heron == $0.original }.count
+        let longer = rows.filter { $0.heron > $0.original }.count
+        let ratios = rows.map(\.ratio).sorted()
+        var median = 0.0
+        if !ratios.isEmpty {
+            let middle = ratios.count / 2
+            median = ratios.count % 2 == 1 ? ratios[middle] : (ratios[middle - 1] + ratios[middle]) / 2
+        }
+        let counts = "\(shorter) shorter, \(equal) equal, \(longer) longer"
+        return "\(name): \(rows.count) examples: \(counts); median ratio \(format(median))"
+    }
+
+    private static func format(_ ratio: Double) -> String { String(format: "%.2f", ratio) }
+}
