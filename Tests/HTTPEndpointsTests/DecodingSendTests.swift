@@ -167,3 +167,52 @@ struct RewriteConvenienceTests {
         #expect(try URITemplate("/page/{n}").expand(["n": 15]) == "/page/15")
     }
 }
+
+@Suite("Gaps closed after the rewrites")
+struct RewriteGapTests {
+    struct Lookup: Encodable, Sendable {
+        var id: Int
+        var secret: String
+    }
+
+    struct Upload: Encodable, Sendable {
+        var note: String
+    }
+
+    @Test("variablesOnly sends nothing but the template's variables")
+    func variablesOnly() throws {
+        let endpoint = Endpoint<Lookup, Empty>(.get, "/users/{id}", body: .variablesOnly)
+        let request = try endpoint.makeRequest(Lookup(id: 3, secret: "s"))
+        #expect(request.url.relativeString == "/users/3")
+        #expect(request.body == nil)
+    }
+
+    @Test("the client's multipart encoder serves .multipart endpoints; a request takes an Encodable multipart body")
+    func multipartDefaults() async throws {
+        var defaults = EndpointDefaults()
+        defaults.multipartEncoder = MultipartFormEncoder(makeBoundary: { try! MultipartBoundary("fixed-boundary") })
+        let endpoint = Endpoint<Upload, Empty>(.post, "/notes", body: .multipart)
+        let request = try endpoint.makeRequest(Upload(note: "n"), defaults: defaults)
+        #expect(request.headerFields[.contentType] == "multipart/form-data; boundary=fixed-boundary")
+        let fluent = HTTPRequest.post("notes").multipart(Upload(note: "n"))
+        #expect(fluent.headerFields[.contentType]?.hasPrefix("multipart/form-data; boundary=") == true)
+        let text = String(decoding: try await #require(fluent.body).collect(upTo: 10_000), as: UTF8.self)
+        #expect(text.contains("name=\"note\""))
+    }
+
+    @Test("RequestOptions take a progress callback in their initializer")
+    func progressOption() async throws {
+        let stub = StubTransport(fallback: .status(.ok, body: Data(count: 10)))
+        let client = Client(baseURL: URL(string: "https://api.example.com")!, transport: stub)
+        let seen = Seen()
+        _ = try await client.send(.get("x"), options: RequestOptions(progress: { seen.add($0.completed) }))
+        #expect(seen.values.last == 10)
+    }
+
+    final class Seen: @unchecked Sendable {
+        private let lock = NSLock()
+        private var stored: [Int64] = []
+        var values: [Int64] { lock.withLock { stored } }
+        func add(_ value: Int64) { lock.withLock { stored.append(value) } }
+    }
+}

@@ -50,15 +50,16 @@ public struct RequestOptions: Sendable {
     ///   - responseBodyLimit: The most bytes to buffer; 64 MiB by default.
     ///   - redirectLimit: The most redirects, or `nil` for the client's limit.
     ///   - interceptors: Interceptors for this call only, around the client's own.
+    ///   - progress: Called with upload and download progress, from any thread.
     public init(
         timeout: Duration? = nil, retriesNonIdempotent: Bool = false, values: RequestValues = RequestValues(),
         responseBodyLimit: Int = RequestOptions.defaultResponseBodyLimit, redirectLimit: Int? = nil,
-        interceptors: [any Interceptor] = []
+        interceptors: [any Interceptor] = [], progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) {
         self.timeout = timeout
         self.retriesNonIdempotent = retriesNonIdempotent
         self.values = values
-        self.progress = nil
+        self.progress = progress
         self.progressUpdates = nil
         self.responseBodyLimit = responseBodyLimit
         self.redirectLimit = redirectLimit

@@ -1,5 +1,6 @@
 import HTTPClient
 import HTTPEncoding
+import HTTPMultipart
 
 /// What every endpoint call through a client uses unless the endpoint says otherwise: the
 /// encoders and decoder behind `.json`, `.form` and `.query`, and template variables that
@@ -34,6 +35,8 @@ public struct EndpointDefaults: Sendable, RequestValueKey {
     public var formEncoder: FormEncoder
     /// The encoder behind ``RequestEncoding/query``.
     public var queryEncoder: FormEncoder
+    /// The encoder behind ``RequestEncoding/multipart``.
+    public var multipartEncoder = MultipartFormEncoder()
     /// The decoder behind ``ResponseDecoding/json`` and ``ResponseDecoding/automatic``,
     /// and for declared error bodies.
     public var jsonDecoder: JSONResponseDecoder

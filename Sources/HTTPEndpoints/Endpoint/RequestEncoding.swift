@@ -110,9 +110,16 @@ extension RequestEncoding where Request: Encodable {
         encoded { value, _ in .query(try encoder.encodeQuery(value)) }
     }
 
-    /// A `multipart/form-data` body from HTTPMultipart's Codable encoder: `MultipartFile`
-    /// properties are streamed from disk when sent, never loaded whole.
-    public static var multipart: RequestEncoding { multipart(MultipartFormEncoder()) }
+    /// A `multipart/form-data` body from the client's multipart encoder
+    /// (``EndpointDefaults/multipartEncoder``): `MultipartFile` properties are streamed
+    /// from disk when sent, never loaded whole.
+    public static var multipart: RequestEncoding {
+        encoded { value, defaults in .body(try defaults.multipartEncoder.encodeBody(value)) }
+    }
+
+    /// Nothing sent: the value's properties only fill the template's variables (a `GET`
+    /// whose value names the resource, with properties the server must not see).
+    public static var variablesOnly: RequestEncoding { encoded { _, _ in .nothing } }
 
     /// A `multipart/form-data` body made by `encoder`.
     /// - Parameter encoder: The multipart encoder, with its options.

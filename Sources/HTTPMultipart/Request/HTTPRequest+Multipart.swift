@@ -27,6 +27,18 @@ extension HTTPRequest {
         }
     }
 
+    /// This request with `value` as a streamed `multipart/form-data` body from the Codable
+    /// encoder (`MultipartFile` properties read from disk when sent).
+    /// - Parameters:
+    ///   - value: A value that encodes a keyed container.
+    ///   - encoder: The multipart encoder, with its options.
+    /// - Returns: The request with the body, or this one with the error kept.
+    public func multipart(
+        _ value: some Encodable, encoder: MultipartFormEncoder = MultipartFormEncoder()
+    ) -> HTTPRequest {
+        modified { request in request = request.body(try encoder.encode(value).streamingBody()) }
+    }
+
     /// This request with an encoded multipart form as its body, with its `Content-Type`
     /// (boundary included) and length.
     /// - Parameter form: A form encoded in memory, to disk or as a stream.
