@@ -122,10 +122,10 @@ struct DecodingSendTests {
 struct CallDeadlineTests {
     @Test("the deadline bounds every attempt and wait: a sub-second deadline ends retries in progress")
     func deadlineEndsRetries() async throws {
-        let stub = StubTransport(fallback: .status(.serviceUnavailable, delay: .milliseconds(100)))
+        let stub = StubTransport(fallback: .status(.serviceUnavailable, delay: .milliseconds(50)))
         let client = Client(
             baseURL: URL(string: "https://api.example.com")!, transport: stub,
-            retry: [.status([503], max: 50), .backoff(.constant(0.1), jitter: .none)])
+            retry: [.status([503], max: 1000), .attempts(max: 1000), .backoff(.constant(0.05), jitter: .none)])
         let clock = ContinuousClock()
         let start = clock.now
         let error = await #expect(throws: ClientError.self) {
@@ -133,8 +133,10 @@ struct CallDeadlineTests {
         }
         let elapsed = clock.now - start
         #expect(error?.code == .timedOut)
-        #expect(elapsed >= .milliseconds(450) && elapsed < .seconds(5))
-        #expect(stub.requests.count >= 2 && stub.requests.count <= 4)
+        // The deadline, not the retry policies (a thousand retries allowed), ended the call;
+        // the upper bound only guards against a hang on a starved machine.
+        #expect(elapsed >= .milliseconds(450) && elapsed < .seconds(30))
+        #expect(stub.requests.count >= 1 && stub.requests.count < 100)
     }
 
     @Test("a call that ends before its deadline returns its response")
