@@ -27,7 +27,7 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
     public var pendingError: (any Error)?
     /// Settings for the layers that send the request (a client's timeout or retries for
     /// this request), stored by key type; see ``HTTPRequest/Options``.
-    public var options = Options()
+    public var options = HTTPRequest.Options()
 
     /// Creates a request.
     /// - Parameters:
