@@ -155,21 +155,35 @@ extension Endpoint {
     /// that now names a scheme or a host (`//evil.example`), or a dot segment (`/../`) that
     /// the template's own text does not have.
     private func checkShape(of target: String) throws(EndpointError) {
-        let path = target.prefix { $0 != "?" && $0 != "#" }
-        if !isAbsolute {
-            let schemeEnd = path.firstIndex(of: ":")
-            let firstSlash = path.firstIndex(of: "/")
-            if path.hasPrefix("//") || (schemeEnd != nil && (firstSlash == nil || schemeEnd! < firstSlash!)) {
-                throw EndpointError(
-                    .invalidVariable, endpoint: name,
-                    "the expansion \"\(target)\" names a scheme or a host, which the relative template does not")
+        // One pass over the bytes of the path (up to `?` or `#`): this runs on every call.
+        var segmentLength = 0
+        var segmentDots = 0
+        var sawSlash = false
+        var index = 0
+        var dotSegment = false
+        var schemeOrHost = false
+        for byte in target.utf8 {
+            if byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
+            if byte == UInt8(ascii: "/") {
+                if segmentLength > 0 && segmentLength == segmentDots && segmentLength <= 2 { dotSegment = true }
+                if index == 1 && sawSlash { schemeOrHost = true }
+                sawSlash = true
+                segmentLength = 0
+                segmentDots = 0
+            } else {
+                if byte == UInt8(ascii: ":") && !sawSlash { schemeOrHost = true }
+                segmentLength += 1
+                if byte == UInt8(ascii: ".") { segmentDots += 1 }
             }
+            index += 1
         }
-        if !templateHasDotSegment,
-            path.split(separator: "/", omittingEmptySubsequences: false).contains(where: {
-                $0 == "." || $0 == ".."
-            })
-        {
+        if segmentLength > 0 && segmentLength == segmentDots && segmentLength <= 2 { dotSegment = true }
+        if schemeOrHost && !isAbsolute {
+            throw EndpointError(
+                .invalidVariable, endpoint: name,
+                "the expansion \"\(target)\" names a scheme or a host, which the relative template does not")
+        }
+        if dotSegment && !templateHasDotSegment {
             throw EndpointError(
                 .invalidVariable, endpoint: name,
                 "the expansion \"\(target)\" has a dot segment that would move the request to another path "
