@@ -168,7 +168,7 @@ extension ClientResponse<Data> {
     ///   - keyPath: Where the value sits inside a JSON envelope, if it does.
     ///   - decoder: The JSON decoder.
     /// - Returns: The value.
-    /// - Throws: ``HTTPEncodingError`` naming the coding path that failed.
+    /// - Throws: `HTTPEncodingError` naming the coding path that failed.
     public func decode<Value: Decodable>(
         _ type: Value.Type, at keyPath: String = "", decoder: JSONResponseDecoder = JSONResponseDecoder()
     ) throws(HTTPEncodingError) -> Value {

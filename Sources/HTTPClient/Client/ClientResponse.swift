@@ -49,6 +49,6 @@ public struct ClientResponse<Body: Sendable>: Sendable {
 extension ClientResponse<Data> {
     /// The body as text in the charset of its `Content-Type`, UTF-8 when it names none.
     /// - Returns: The text.
-    /// - Throws: ``HTTPCore/HTTPCoreError`` when the bytes are not valid in that charset.
+    /// - Throws: `HTTPCoreError` when the bytes are not valid in that charset.
     public func text() throws(HTTPCoreError) -> String { try head.text(of: body) }
 }

@@ -26,7 +26,7 @@ public struct ResponseValidation: Interceptor {
     /// Creates the interceptor.
     /// - Parameters:
     ///   - statuses: Acceptable status code ranges; `200...299` by default.
-    ///   - contentTypes: Acceptable content types, matched with ``MediaType/matches(_:)``;
+    ///   - contentTypes: Acceptable content types, matched with `MediaType.matches(_:)`;
     ///     empty (the default) accepts any. Responses with no body (`204`, `304`, `HEAD`,
     ///     or an empty buffered body) are not checked for a content type.
     public init(statuses: [ClosedRange<Int>] = [200...299], contentTypes: [MediaType] = []) {

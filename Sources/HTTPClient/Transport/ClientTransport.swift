@@ -10,7 +10,7 @@ import HTTPCore
 ///
 /// Contract for implementers:
 /// - `request.url` is absolute. Send `request.headerFields` as given, in order, and the
-///   body as its ``HTTPBody/source`` allows (bytes, a file read in chunks, or a stream).
+///   body as its `HTTPBody.source` allows (bytes, a file read in chunks, or a stream).
 /// - Deliver the response body as ``TransportOptions/responseBody`` asks.
 /// - Report progress to ``TransportOptions/progress`` when the platform allows.
 /// - Throw `CancellationError` when the calling task is cancelled (and stop the network

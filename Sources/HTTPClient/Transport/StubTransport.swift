@@ -6,7 +6,7 @@ import HTTPCore
 ///
 /// Replies come, in this order of preference, from the queue filled by ``enqueue(_:)``
 /// (each used once, whatever the request), from the first rule added with
-/// ``on(_:reply:)`` whose matcher accepts the request (a rule's replies are used in turn,
+/// ``on(_:reply:)-(_,[StubTransport.Reply])`` whose matcher accepts the request (a rule's replies are used in turn,
 /// its last one repeating), then from the fallback reply. A request nothing answers fails
 /// with ``ClientError/Code/invalidRequest`` naming it.
 ///

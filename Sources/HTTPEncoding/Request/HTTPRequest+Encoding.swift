@@ -20,7 +20,7 @@ extension HTTPRequest {
     ///   - value: The value to encode.
     ///   - encoder: The JSON encoder; sorted keys by default.
     /// - Returns: The request with the body, or this one with the ``HTTPEncodingError`` as
-    ///   its ``HTTPCore/HTTPRequest/pendingError``.
+    ///   its `pendingError`.
     public func json(_ value: some Encodable, encoder: JSONBodyEncoder = JSONBodyEncoder()) -> HTTPRequest {
         modified { request throws(HTTPEncodingError) in request = request.body(try encoder.encodeBody(value)) }
     }

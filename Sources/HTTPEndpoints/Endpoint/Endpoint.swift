@@ -4,7 +4,7 @@ import HTTPCore
 import HTTPEncoding
 
 /// One operation of an HTTP API, typed by what it sends and what it returns: declared once,
-/// as a static value, and called through a ``HTTPClient/Client``.
+/// as a static value, and called through a `Client`.
 ///
 /// An endpoint holds a method, an RFC 6570 URI template (relative to the client's base URL,
 /// or absolute), how the request value is sent (``RequestEncoding``), how the response is
@@ -62,7 +62,7 @@ public struct Endpoint<Request: Sendable, Response: Sendable>: Sendable {
     /// The most response bytes a call buffers, unless the call sets its own; `nil` for the
     /// client's default.
     public var responseBodyLimit: Int?
-    /// The statuses whose responses are read as ``Response``; 2xx by default.
+    /// The statuses whose responses are read as `Response`; 2xx by default.
     public var acceptableStatuses: [ClosedRange<Int>] = [200...299]
 
     let parsedTemplate: Result<URITemplate, URITemplateError>

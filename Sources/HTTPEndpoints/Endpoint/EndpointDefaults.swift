@@ -87,7 +87,7 @@ public struct EndpointDefaults: Sendable, RequestValueKey {
 }
 
 extension RequestValues {
-    /// A store holding `defaults` for the endpoint layer, for ``Client`` or a call's options.
+    /// A store holding `defaults` for the endpoint layer, for `Client` or a call's options.
     /// - Parameter defaults: The endpoint defaults.
     public init(_ defaults: EndpointDefaults) {
         self.init()

@@ -128,7 +128,7 @@ extension RequestEncoding where Request: Encodable {
         encoded { value, _ in .body(try encoder.encodeBody(value)) }
     }
 
-    /// A body made by any ``BodyEncoder``, with the content type it reports.
+    /// A body made by any `BodyEncoder`, with the content type it reports.
     /// - Parameter encoder: The body encoder.
     /// - Returns: The encoding.
     public static func encoder(_ encoder: some BodyEncoder) -> RequestEncoding {

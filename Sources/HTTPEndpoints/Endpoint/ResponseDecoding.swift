@@ -112,7 +112,7 @@ extension ResponseDecoding where Response: Decodable {
             }, accept: .json)
     }
 
-    /// A body read by any ``ResponseDecoder``, such as one for XML or an envelope format.
+    /// A body read by any `ResponseDecoder`, such as one for XML or an envelope format.
     /// - Parameter decoder: The response decoder.
     /// - Returns: The decoding.
     public static func decoder(_ decoder: some ResponseDecoder) -> ResponseDecoding {

@@ -41,7 +41,7 @@ public struct URITemplateError: Error, Sendable, Hashable, CustomStringConvertib
         /// A prefix modifier's length is larger than 9999 (RFC 6570 §2.4.1).
         public static let prefixTooLarge = Code("prefixTooLarge")
         /// A character outside expressions that RFC 6570 §2.1 does not allow as a literal
-        /// (a space, a control character, `"`, `<`, `>`, `\`, `^`, `` ` ``, `|`), or a `%`
+        /// (a space, a control character, `"`, `<`, `>`, `\`, `^`, a backquote, `|`), or a `%`
         /// that does not start a `%XX` triplet.
         public static let invalidLiteral = Code("invalidLiteral")
         /// A prefix modifier applied to a list or an associative array at expansion

@@ -14,7 +14,7 @@ extension HTTPRequest {
     /// - Parameters:
     ///   - boundary: The boundary; random by default.
     ///   - build: Appends the parts; what it throws (a ``MultipartError``) is kept as the
-    ///     request's ``HTTPCore/HTTPRequest/pendingError``.
+    ///     request's `pendingError`.
     /// - Returns: The request with the body, or this one with the error kept.
     public func multipart(
         boundary: MultipartBoundary = .random(), _ build: (inout MultipartForm) throws -> Void
