@@ -26,6 +26,8 @@
 //     the other core: what the sequential benchmark sees). The client's own cost, for
 //     profiling. Absolute figures, so compare runs of the same build only.
 //     HERON_OVERHEAD_CALLS sets the number of calls (200,000 by default).
+// HERON_BENCH_JSON / HERON_BENCH_QUICK: see BenchmarkSupport's Report (quick: 2 batches a
+// round instead of 20, a shorter warm-up; the upload size is the MiB argument).
 // HERON_BENCH_ONLY=text runs only the variants whose name contains text (for profiling).
 // Figures are medians over the rounds of per-round ratios. nginx (started here on a free
 // port) is the server; without it httpbin and the fault server stand in, far slower.
@@ -106,7 +108,7 @@ if which == "all" || which == "requests" {
     // Each round interleaves short batches of every variant in a shuffled order and sums
     // each variant's time: the machine's slow and fast spells then fall on all of them
     // alike, where one long run per variant would catch a spell alone.
-    let batches = 20
+    let batches = Report.quick ? 2 : 20
     let sequentialBatch = nginx == nil ? 10 : 50
     let concurrentBatch = nginx == nil ? 64 : 320
 
@@ -158,7 +160,7 @@ if which == "all" || which == "requests" {
     let variants = allVariants.enumerated().filter { $0.offset == 0 || only.map($0.element.name.contains) ?? true }
         .map(\.element)
     // Warm up: connections, caches, lazy initialisation.
-    for variant in variants { _ = try await seconds(200, concurrency: 32, variant.once) }
+    for variant in variants { _ = try await seconds(Report.quick ? 64 : 200, concurrency: 32, variant.once) }
 
     for (label, batch, concurrency) in [("sequential", sequentialBatch, 1), ("32 concurrent", concurrentBatch, 32)] {
         var rates = [[Double]](repeating: [], count: variants.count)
@@ -176,6 +178,11 @@ if which == "all" || which == "requests" {
                 ratioLine(
                     "GET \(label), \(variants[index].name) / raw", heron: rates[index], raw: rates[0], unit: "req/s",
                     labels: (variants[index].name, "raw")))
+            Report.record(
+                "client", "GET \(label): \(variants[index].name) / raw", heron: Measure.median(rates[index]),
+                baseline: Measure.median(rates[0]), unit: "req/s",
+                ratio: Measure.median(zip(rates[index], rates[0]).map { $0 / $1 }),
+                bar: variants[index].name == "Heron Client" ? .atLeast(0.95) : nil)
         }
     }
 }
@@ -275,6 +282,13 @@ if which == "all" || which == "uploads" {
         print(
             ratioLine("\(heron) / \(baseline)", heron: samples[heron] ?? [], raw: samples[baseline] ?? [], unit: "MB/s")
         )
+        let heronSamples = samples[heron] ?? []
+        let rawSamples = samples[baseline] ?? []
+        guard !heronSamples.isEmpty, !rawSamples.isEmpty else { continue }
+        Report.record(
+            "uploads", "\(uploadMiB) MiB \(heron) / \(baseline)", heron: Measure.median(heronSamples),
+            baseline: Measure.median(rawSamples), unit: "MB/s",
+            ratio: Measure.median(zip(heronSamples, rawSamples).map { $0 / $1 }), bar: .atLeast(0.9))
     }
     // The machine's speed drifts; CPU time per GiB (this process: user + system) drifts less.
     for (name, cpu) in cpuPerGiB.sorted(by: { $0.key < $1.key }) {
@@ -286,6 +300,17 @@ if which == "all" || which == "uploads" {
     }
     for (name, peak) in peaks.sorted(by: { $0.key < $1.key }) {
         print(String(format: "peak RSS growth %-36@ %6.1f MiB", name as NSString, Double(peak) / 1_048_576))
+    }
+    // Peak RSS: each Heron upload against its raw counterpart; the bar is the raw growth + 64 MiB.
+    var reported: Set<String> = []
+    for (heron, baseline) in pairs where !reported.contains(heron) {
+        guard let heronPeak = peaks[heron], let rawPeak = peaks[baseline] else { continue }
+        reported.insert(heron)
+        let heronMiB = Double(heronPeak) / 1_048_576
+        let rawMiB = Double(rawPeak) / 1_048_576
+        Report.record(
+            "uploads", "\(uploadMiB) MiB \(heron) peak RSS growth (vs \(baseline))", heron: heronMiB,
+            baseline: rawMiB, unit: "MiB", bar: .atMost(rawMiB + 64), on: .heron, note: "bar: baseline + 64 MiB")
     }
 
     if let fault = environment["HERON_FAULT_URL"].flatMap({ URL(string: $0 + "/hash") }) {
@@ -301,6 +326,9 @@ if which == "all" || which == "uploads" {
             let json = try JSONSerialization.jsonObject(with: reply) as? [String: Any]
             let intact = json?["sha256"] as? String == expected && json?["bytes"] as? Int64 == size
             print("intact (\(name) body, fault server /hash): \(intact ? "yes" : "NO: \(json ?? [:])")")
+            Report.record(
+                "uploads", "\(uploadMiB) MiB \(name) body intact (SHA-256 at fault server)", heron: intact ? 1 : 0,
+                unit: "yes=1", bar: .atLeast(1), on: .heron)
         }
     }
 }

@@ -15,6 +15,7 @@
 // cache, would reuse them warm from the previous round while the 10k one cannot, and the
 // 10k/1k ratio would measure the cache rather than the encoder. The summary is the median
 // over the runs of: the 10k time, Python's time, their ratio, and the 10k/1k ratio.
+// HERON_BENCH_JSON / HERON_BENCH_QUICK: see BenchmarkSupport's Report (quick: 3 rounds a run).
 import BenchmarkSupport
 import Foundation
 import HTTPEncoding
@@ -147,7 +148,7 @@ if CommandLine.arguments.dropFirst().first == "sizes" {
 }
 
 let runs = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 5 : 5
-let rounds = 11
+let rounds = Report.quick ? 3 : 11
 let small = payload(keys: 1_000)
 let large = payload(keys: 10_000)
 let pythonOutput = FileManager.default.temporaryDirectory.appendingPathComponent("heron-urlencode-\(getpid()).txt")
@@ -191,3 +192,21 @@ print(
         + "wall \(median(summaries.map { $0.large.wall / $0.python.wall })); "
         + "10k/1k time (target <= 11): cpu \(median(summaries.map(\.scaling.cpu))) "
         + "wall \(median(summaries.map(\.scaling.wall)))")
+
+do {
+    let cpu = summaries.map { $0.large.cpu / $0.python.cpu }
+    let wall = summaries.map { $0.large.wall / $0.python.wall }
+    Report.record(
+        "encoding", "FormEncoder 10k keys / urlencode, cpu",
+        heron: Measure.median(summaries.map(\.large.cpu)) * 1000,
+        baseline: Measure.median(summaries.map(\.python.cpu)) * 1000, unit: "ms",
+        ratio: Measure.median(cpu), bar: .atMost(0.3))
+    Report.record(
+        "encoding", "FormEncoder 10k keys / urlencode, wall",
+        heron: Measure.median(summaries.map(\.large.wall)) * 1000,
+        baseline: Measure.median(summaries.map(\.python.wall)) * 1000, unit: "ms",
+        ratio: Measure.median(wall), bar: .atMost(0.3))
+    Report.record(
+        "encoding", "FormEncoder 10k/1k time, cpu", heron: Measure.median(summaries.map(\.scaling.cpu)),
+        unit: "x", bar: .atMost(11), on: .heron)
+}

@@ -17,13 +17,17 @@
 // Each run takes the median of several rounds for both sides, timed in wall time and in
 // CPU time of the measuring thread (CLOCK_THREAD_CPUTIME_ID), which other processes' load
 // disturbs far less on this shared machine. The summary is the median over the runs.
+// HERON_BENCH_JSON / HERON_BENCH_QUICK: see BenchmarkSupport's Report (quick: 3 rounds of
+// a tenth of the iterations).
 import BenchmarkSupport
 import Foundation
 import HTTPCore
 import HTTPEndpoints
 
 let runs = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 5 : 5
-let rounds = 11
+let rounds = Report.quick ? 3 : 11
+/// Iterations per round: a tenth of `full` in a quick run.
+func iterations(_ full: Int) -> Int { Report.quick ? full / 10 : full }
 
 /// Operations per second, by wall clock and by thread CPU time.
 struct Rate {
@@ -111,8 +115,8 @@ enum TemplateBenchmark {
 
         var summaries: [(template: Rate, baseline: Rate)] = []
         for run in 1...runs {
-            let templateRate = try rate(iterations: 200_000) { try template.expand(variables).utf8.count }
-            let baselineRate = rate(iterations: 20_000) {
+            let templateRate = try rate(iterations: iterations(200_000)) { try template.expand(variables).utf8.count }
+            let baselineRate = rate(iterations: iterations(20_000)) {
                 handWritten(owner: owner, repo: repo, state: state, labels: labels, page: page, perPage: perPage)
                     .utf8.count
             }
@@ -132,6 +136,11 @@ enum TemplateBenchmark {
                 + "\(perSecond(Measure.median(summaries.map(\.baseline.wall)))); ratio to the baseline cpu "
                 + "\(ratio(Measure.median(summaries.map { $0.template.cpu / $0.baseline.cpu }))) wall "
                 + "\(ratio(Measure.median(summaries.map { $0.template.wall / $0.baseline.wall })))")
+        Report.record(
+            "endpoint", "URITemplate.expand / interpolation, cpu", heron: cpu,
+            baseline: Measure.median(summaries.map(\.baseline.cpu)), unit: "ops/s",
+            ratio: Measure.median(summaries.map { $0.template.cpu / $0.baseline.cpu }), bar: .atLeast(1_000_000),
+            on: .heron)
     }
 }
 
@@ -190,6 +199,8 @@ enum RequestBenchmark {
     }
 
     static func run() throws {
+        var endpointRates: [Double] = []
+        var manualRates: [Double] = []
         let built = try endpoint.makeRequest(issue)
         let manual = try handBuilt(issue)
         guard built.url == manual.url, bytes(built) == bytes(manual), built.method == manual.method,
@@ -204,9 +215,13 @@ enum RequestBenchmark {
             "request \(built) with \(String(decoding: bytes(built), as: UTF8.self)) (identical to the hand-built one)")
         var ratios: [Double] = []
         for run in 1...runs {
-            let endpointRate = try rate(iterations: 20_000) { try endpoint.makeRequest(issue).headerFields.count }
-            let manualRate = try rate(iterations: 20_000) { try handBuilt(issue).headerFields.count }
+            let endpointRate = try rate(iterations: iterations(20_000)) {
+                try endpoint.makeRequest(issue).headerFields.count
+            }
+            let manualRate = try rate(iterations: iterations(20_000)) { try handBuilt(issue).headerFields.count }
             ratios.append(manualRate.cpu / endpointRate.cpu)
+            endpointRates.append(endpointRate.cpu)
+            manualRates.append(manualRate.cpu)
             print(
                 "run \(run): Endpoint.makeRequest cpu \(perSecond(endpointRate.cpu)); by hand with JSONEncoder cpu "
                     + "\(perSecond(manualRate.cpu)); endpoint time / hand-built time \(String(format: "%.2f", ratios.last!))"
@@ -216,6 +231,10 @@ enum RequestBenchmark {
             "median over \(runs) runs: endpoint time / hand-built time "
                 + "\(String(format: "%.2f", Measure.median(ratios))) (target <= 1.5); range "
                 + "\(String(format: "%.2f", ratios.min()!))-\(String(format: "%.2f", ratios.max()!))")
+        Report.record(
+            "endpoint", "Endpoint.makeRequest / hand-built, cpu time",
+            heron: 1e6 / Measure.median(endpointRates), baseline: 1e6 / Measure.median(manualRates), unit: "µs",
+            ratio: Measure.median(ratios), bar: .atMost(1.5))
     }
 }
 

@@ -13,6 +13,8 @@
 //     its peak RSS.
 // Every figure is a median ratio over the rounds. The 1 GiB files live in /tmp and are
 // deleted at the end.
+// HERON_BENCH_JSON / HERON_BENCH_QUICK: see BenchmarkSupport's Report (quick: a 64 MiB file
+// instead of 1 GiB).
 import BenchmarkSupport
 import Foundation
 import HTTPMultipart
@@ -117,12 +119,19 @@ if which == "all" || which == "a" {
         String(format: "    median ratio HTTPMultipart / multipart-kit: %.3f (target ≤ 0.5)", Measure.median(ratiosA)))
     print("    ratio per round: " + ratiosA.map { String(format: "%.2f", $0) }.joined(separator: " "))
     print(String(format: "    median ratio Codable HTTPMultipart / multipart-kit: %.3f", Measure.median(ratiosCodable)))
+    Report.record(
+        "multipart", "(a) encodedInMemory / multipart-kit", heron: Measure.median(heronTimes) * 1000,
+        baseline: Measure.median(kitTimes) * 1000, unit: "ms", ratio: Measure.median(ratiosA), bar: .atMost(0.5))
+    Report.record(
+        "multipart", "(a) MultipartFormEncoder / multipart-kit", heron: Measure.median(codableTimes) * 1000,
+        baseline: Measure.median(kitTimes) * 1000, unit: "ms", ratio: Measure.median(ratiosCodable))
 }
 
 // MARK: (b) 1 GiB to disk, (c) 1 GiB as a stream
 
 if which == "all" || which == "b" {
-    let gib = 1 << 30
+    let gib = Report.quick ? 64 << 20 : 1 << 30
+    let sizeText = Report.quick ? "64 MiB" : "1 GiB"
     var generator = SystemRandomNumberGenerator()
     let directory = URL(fileURLWithPath: "/tmp/heron-multipart-bench-\(getpid())")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -207,7 +216,7 @@ if which == "all" || which == "b" {
     }
     let ratiosB = zip(diskTimes, copyTimes).map { $0 / $1 }
     let mib = { (bytes: Int64) in String(format: "%.1f MiB", Double(bytes) / 1_048_576) }
-    print("(b) 1 GiB file part + 5 text fields to disk, \(rounds) rounds (each encode in a fresh process)")
+    print("(b) \(sizeText) file part + 5 text fields to disk, \(rounds) rounds (each encode in a fresh process)")
     print("    HTTPMultipart encode(toFileAt:)      median \(Measure.ms(Measure.median(diskTimes)))")
     print("    /bin/cp of the same file             median \(Measure.ms(Measure.median(copyTimes)))")
     print(String(format: "    median ratio HTTPMultipart / cp: %.3f (target ≤ 1.25)", Measure.median(ratiosB)))
@@ -215,6 +224,12 @@ if which == "all" || which == "b" {
     print(
         "    peak RSS (VmHWM) max \(mib(diskPeaks.max() ?? -1)), growth above baseline max \(mib(diskGrowth.max() ?? -1))"
     )
+    Report.record(
+        "multipart", "(b) encode(toFileAt:) \(sizeText) / cp", heron: Measure.median(diskTimes) * 1000,
+        baseline: Measure.median(copyTimes) * 1000, unit: "ms", ratio: Measure.median(ratiosB), bar: .atMost(1.25))
+    Report.record(
+        "multipart", "(b) encode(toFileAt:) peak RSS growth", heron: Double(diskGrowth.max() ?? -1) / 1_048_576,
+        unit: "MiB", note: "peak RSS \(mib(diskPeaks.max() ?? -1))")
 
     var streamGrowth: [Int64] = []
     var streamPeaks: [Int64] = []
@@ -229,6 +244,9 @@ if which == "all" || which == "b" {
     print(
         "    median \(Measure.ms(Measure.median(streamTimes))); peak RSS max \(mib(streamPeaks.max() ?? -1)), "
             + "growth above baseline max \(mib(streamGrowth.max() ?? -1))")
+    Report.record(
+        "multipart", "(c) streaming body peak RSS growth", heron: Double(streamGrowth.max() ?? -1) / 1_048_576,
+        unit: "MiB", note: "peak RSS \(mib(streamPeaks.max() ?? -1))")
     try? FileManager.default.removeItem(at: directory)
 }
 
