@@ -144,7 +144,7 @@ public struct ClientError: Error, Sendable, CustomStringConvertible {
     /// A message a person can act on: code, request, status, message, body prefix and cause.
     public var description: String {
         var parts = ["\(code): \(message)"]
-        if let method, let url { parts.append("request: \(method) \(url.absoluteString)") }
+        if let method, let url { parts.append("request: \(method) \(URLRedaction.display(url))") }
         if let response { parts.append("response: \(response.status)") }
         if let bodyPrefix, !bodyPrefix.isEmpty {
             let text = String(decoding: bodyPrefix.prefix(200), as: UTF8.self)

@@ -67,12 +67,7 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
     public var query: String? { URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedQuery }
 
     /// The method and the URL, such as `GET https://example.com/`; a password in the URL
-    /// is shown as `***`, so printing a request does not leak it.
-    public var description: String {
-        guard url.password != nil, var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
-            return "\(method) \(url.absoluteString)"
-        }
-        components.percentEncodedPassword = "***"
-        return "\(method) \(components.string ?? "(a URL with a password)")"
-    }
+    /// and the values of secret query parameters (``URLRedaction/secretQueryNames``) are
+    /// shown as `***`, so printing a request does not leak them.
+    public var description: String { "\(method) \(URLRedaction.display(url))" }
 }

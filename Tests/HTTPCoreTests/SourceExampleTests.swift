@@ -215,6 +215,17 @@ struct SourceExampleTests {
         #expect(HTTPRequest.get("x").traced("a1").headerFields[try HTTPFieldName("X-Trace")] == "a1")
         #expect(HTTPRequest.get("x").traced("a\r\n").pendingError is HTTPCoreError)
     }
+
+    @Test("URLRedaction")
+    func urlRedaction() {
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let url = URL(string: "https://alice:s3cret@api.example.com/v1?access_token=abc&page=2")!
+        print(URLRedaction.display(url))  // https://alice:***@api.example.com/v1?access_token=***&page=2
+
+        #expect(printed == ["https://alice:***@api.example.com/v1?access_token=***&page=2"])
+    }
 }
 
 extension HTTPRequest {

@@ -295,7 +295,7 @@ extension Client {
             }
             guard redirects < limit else {
                 throw ClientError(
-                    .tooManyRedirects, "more than \(limit) redirects, the last to \(next.url.absoluteString)",
+                    .tooManyRedirects, "more than \(limit) redirects, the last to \(URLRedaction.display(next.url))",
                     request: request, response: response.head)
             }
             redirects += 1

@@ -40,7 +40,7 @@ enum RedirectFollower {
         } else if let body = request.body, !body.isReplayable {
             throw ClientError(
                 .bodyNotReplayable,
-                "the \(code) redirect to \(target.absoluteString) needs the body again, but it is a one-shot stream",
+                "the \(code) redirect to \(URLRedaction.display(target)) needs the body again, but it is a one-shot stream",
                 request: request, response: response)
         }
         if !sameOrigin(request.url, target) {

@@ -17,9 +17,15 @@ extension HTTPRequest {
     /// print(request.curlCommand())
     /// // curl -X 'POST' 'https://example.com/notes' --data-raw 'it'\''s'
     /// ```
-    /// - Parameter redacting: Field names whose values are hidden.
+    /// The URL's password and secret query values (`URLRedaction.secretQueryNames`) are
+    /// hidden too unless `revealingURL` is `true`.
+    /// - Parameters:
+    ///   - redacting: Field names whose values are hidden.
+    ///   - revealingURL: Whether to print the URL with its password and secret query values.
     /// - Returns: The command, on one line, preceded by a comment line for a stream body.
-    public func curlCommand(redacting: Set<HTTPFieldName> = Logging.redactedFields) -> String {
+    public func curlCommand(
+        redacting: Set<HTTPFieldName> = Logging.redactedFields, revealingURL: Bool = false
+    ) -> String {
         var prefix = ""
         var arguments = ["curl"]
         if method == .head {
@@ -27,7 +33,7 @@ extension HTTPRequest {
         } else if method != .get || body != nil {
             arguments += ["-X", Self.shellQuoted(method.rawValue)]
         }
-        arguments.append(Self.shellQuoted(url.absoluteString))
+        arguments.append(Self.shellQuoted(revealingURL ? url.absoluteString : URLRedaction.display(url)))
         for field in headerFields {
             let value = redacting.contains(field.name) ? "<redacted>" : field.value
             // curl drops `Name:` with an empty value; `Name;` sends it empty.

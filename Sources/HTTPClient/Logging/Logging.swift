@@ -39,18 +39,24 @@ public struct Logging: Interceptor {
     public let level: Level
     /// The field names redacted: ``redactedFields`` and the ones added at creation.
     public let redacted: Set<HTTPFieldName>
+    /// Query parameter names whose values are hidden, besides
+    /// `URLRedaction.secretQueryNames`; a URL's password is always hidden.
+    public let secretQueryNames: Set<String>
     private let sink: @Sendable (String) -> Void
 
     /// Creates the interceptor.
     /// - Parameters:
     ///   - level: How much to write; ``Level/line`` by default.
     ///   - redacting: More field names to redact, besides ``redactedFields``.
+    ///   - secretQueryNames: More query parameter names whose values are hidden.
     ///   - sink: Receives one message per request or response (lines joined by `\n`).
     public init(
-        _ level: Level = .line, redacting: Set<HTTPFieldName> = [], sink: @escaping @Sendable (String) -> Void
+        _ level: Level = .line, redacting: Set<HTTPFieldName> = [], secretQueryNames: Set<String> = [],
+        sink: @escaping @Sendable (String) -> Void
     ) {
         self.level = level
         self.redacted = Self.redactedFields.union(redacting)
+        self.secretQueryNames = secretQueryNames
         self.sink = sink
     }
 
@@ -59,7 +65,9 @@ public struct Logging: Interceptor {
     ///   - request: The request, unchanged.
     ///   - context: The attempt's context.
     public func prepare(_ request: inout HTTPRequest, context: inout InterceptorContext) async throws {
-        var lines = ["-> \(request.method) \(request.url.absoluteString) (attempt \(context.attempt))"]
+        var lines = [
+            "-> \(request.method) \(URLRedaction.display(request.url, hiding: secretQueryNames)) (attempt \(context.attempt))"
+        ]
         if level != .line { lines += fieldLines(request.headerFields) }
         if case .bodies(let limit) = level, let body = request.body { lines.append(describe(body, limit: limit)) }
         sink(lines.joined(separator: "\n"))
@@ -79,7 +87,7 @@ public struct Logging: Interceptor {
             format: "%.3f",
             Double(context.elapsed.components.attoseconds) * 1e-18
                 + Double(context.elapsed.components.seconds))
-        let target = "\(context.request.method) \(context.request.url.absoluteString)"
+        let target = "\(context.request.method) \(URLRedaction.display(context.request.url, hiding: secretQueryNames))"
         var lines: [String]
         switch outcome {
         case .response(let head, let body):

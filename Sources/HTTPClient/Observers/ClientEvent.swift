@@ -49,7 +49,7 @@ public struct ClientEvent: Sendable, CustomStringConvertible {
         case .prepared(let request, let attempt): what = "prepared \(request) (attempt \(attempt))"
         case .sent(let request, let attempt): what = "sent \(request) (attempt \(attempt))"
         case .redirected(let from, let to, let status):
-            what = "redirected \(status.code) \(from.absoluteString) -> \(to.absoluteString)"
+            what = "redirected \(status.code) \(URLRedaction.display(from)) -> \(URLRedaction.display(to))"
         case .responseReceived(let response, let attempt): what = "received \(response.status) (attempt \(attempt))"
         case .transportError(let error, let attempt): what = "failed \(error.code) (attempt \(attempt))"
         case .retryScheduled(let attempt, let delay, let reason):

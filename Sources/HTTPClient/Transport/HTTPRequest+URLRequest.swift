@@ -19,7 +19,8 @@ extension HTTPRequest {
     func makeURLRequest(idleTimeout: Duration?) throws(ClientError) -> URLRequest {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
             throw ClientError(
-                .invalidRequest, "the URL \(url.absoluteString) is not an absolute http or https URL", request: self)
+                .invalidRequest, "the URL \(URLRedaction.display(url)) is not an absolute http or https URL",
+                request: self)
         }
         var urlRequest = URLRequest(url: url)
         urlRequest.httpMethod = method.rawValue

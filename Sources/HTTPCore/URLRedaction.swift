@@ -1,0 +1,40 @@
+import Foundation
+
+/// How URLs are shown in descriptions, errors and logs without their secrets: a password
+/// becomes `***`, and so does the value of every query parameter whose name is secret.
+///
+/// ```swift
+/// let url = URL(string: "https://alice:s3cret@api.example.com/v1?access_token=abc&page=2")!
+/// print(URLRedaction.display(url))  // https://alice:***@api.example.com/v1?access_token=***&page=2
+/// ```
+public enum URLRedaction {
+    /// Query parameter names whose values are hidden by default, compared case-insensitively.
+    public static let secretQueryNames: Set<String> = [
+        "token", "access_token", "refresh_token", "id_token", "api_key", "apikey", "key", "password", "secret",
+        "client_secret", "signature", "sig",
+    ]
+
+    /// The URL as text with its password and secret query values replaced by `***`.
+    /// - Parameters:
+    ///   - url: The URL.
+    ///   - secretNames: Query parameter names to hide, besides ``secretQueryNames``; any case.
+    /// - Returns: The text to show.
+    public static func display(_ url: URL, hiding secretNames: Set<String> = []) -> String {
+        let text = url.absoluteString
+        guard url.password != nil || text.contains("?") else { return text }
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
+            return url.password == nil ? text : "(a URL with a password)"
+        }
+        if components.percentEncodedPassword != nil { components.percentEncodedPassword = "***" }
+        if let query = components.percentEncodedQuery {
+            let hidden =
+                secretNames.isEmpty ? secretQueryNames : secretQueryNames.union(secretNames.map { $0.lowercased() })
+            components.percentEncodedQuery = query.split(separator: "&", omittingEmptySubsequences: false).map { pair in
+                guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
+                let name = pair[..<equals].removingPercentEncoding?.lowercased() ?? pair[..<equals].lowercased()
+                return hidden.contains(name) ? "\(pair[..<equals])=***" : String(pair)
+            }.joined(separator: "&")
+        }
+        return components.string ?? "(a URL with secrets)"
+    }
+}
