@@ -64,6 +64,36 @@ struct PeerParserTests {
         try await Self.expectParsed(try #require(encoded.data), matches: spec)
     }
 
+    @Test(
+        "a backslash in a name or filename cannot change how Werkzeug, python-multipart or multipart split the part",
+        arguments: [#"up\"#, #"up\"; filename="f.txt"#, #"a\\b\"c"#, #"\"#])
+    func backslashNames(name: String) async throws {
+        let boundary = try MultipartBoundary("backslash-names")
+        var form = MultipartForm(boundary: boundary)
+        try form.append(name: name, value: "field value")
+        try form.append(name: "file", data: Data("file body".utf8), filename: name + ".txt")
+        let body = try #require(try await form.encodedInMemory().data)
+        let result = try await MultipartPeer.parse(body, boundary: boundary)
+        let expected = FormSpec.whatwgEscaped(name)
+        for (parser, parts) in [("multipart", result.multipart), ("python-multipart", result.pythonMultipart)] {
+            try #require(parts.count == 2, "\(parser) saw \(parts)")
+            // The first part stays a text field, named as sent; the second stays a file.
+            #expect(parts[0].filename == nil, "\(parser): \(parts[0])")
+            #expect(parts[0].data == Data("field value".utf8), "\(parser)")
+            #expect(parts[1].name == "file" && parts[1].filename != nil, "\(parser): \(parts[1])")
+        }
+        // multipart and Werkzeug decode %22, %0D and %0A but not %5C; python-multipart decodes none.
+        let decoded = name.replacingOccurrences(of: "\\", with: "%5C")
+        #expect(result.multipart[0].name == decoded && result.multipart[1].filename == decoded + ".txt")
+        #expect(result.pythonMultipart[0].name == expected)
+        #expect(result.pythonMultipart[1].filename == expected + ".txt")
+        let fields = result.werkzeug.filter { $0.filename == nil }
+        let files = result.werkzeug.filter { $0.filename != nil }
+        #expect(fields.map(\.name) == [decoded], "werkzeug saw \(result.werkzeug)")
+        #expect(files.map(\.name) == ["file"] && files.first?.filename == decoded + ".txt")
+        #expect(files.first?.data == Data("file body".utf8))
+    }
+
     @Test("empty parts and zero-byte files are read back as empty")
     func emptyParts() async throws {
         let spec = FormSpec(

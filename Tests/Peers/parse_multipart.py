@@ -10,6 +10,8 @@ the form they built. Two independent parsers from PyPI judge every body:
   names and filenames back to ``"``, CR and LF, so its names equal the original ones.
 - ``python-multipart`` (the one Starlette and FastAPI use): keeps the escapes, so its
   names equal the escaped form that the WHATWG algorithm defines.
+- Werkzeug (the one Flask uses), which reads a backslash inside a quoted parameter as an
+  escape: fields and files come back apart, fields first.
 
 Output: {"multipart": [PART...], "python_multipart": [PART...]} where PART is
 {"name", "filename", "content_type", "headers": [[name, value]...], "data": base64}.
@@ -22,6 +24,7 @@ import sys
 import multipart
 import python_multipart
 from python_multipart.multipart import parse_options_header
+from werkzeug.formparser import MultiPartParser as WerkzeugParser
 
 
 def b64(data):
@@ -96,6 +99,20 @@ def parse_with_python_multipart(body, boundary):
     return parts
 
 
+def parse_with_werkzeug(body, boundary):
+    # Werkzeug (Flask) gives fields and files apart; a field has no filename.
+    parser = WerkzeugParser(max_form_memory_size=None)
+    form, files = parser.parse(io.BytesIO(body), boundary.encode("ascii"), len(body))
+    parts = [{"name": name, "filename": None, "content_type": None, "headers": [], "data": b64(value.encode("utf-8"))}
+             for name, value in form.items(multi=True)]
+    for name, storage in files.items(multi=True):
+        parts.append({
+            "name": name, "filename": storage.filename, "content_type": storage.content_type, "headers": [],
+            "data": b64(storage.stream.read()),
+        })
+    return parts
+
+
 def main():
     path, boundary = sys.argv[1], sys.argv[2]
     with open(path, "rb") as handle:
@@ -103,6 +120,7 @@ def main():
     result = {
         "multipart": parse_with_multipart(body, boundary),
         "python_multipart": parse_with_python_multipart(body, boundary),
+        "werkzeug": parse_with_werkzeug(body, boundary),
     }
     json.dump(result, sys.stdout)
 

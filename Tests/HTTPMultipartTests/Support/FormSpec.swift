@@ -75,7 +75,7 @@ struct FormSpec: CustomStringConvertible {
 
     /// The WHATWG escaping of a name or filename, written independently of the encoder.
     static func whatwgEscaped(_ value: String) -> String {
-        value.replacingOccurrences(of: "\"", with: "%22")
+        value.replacingOccurrences(of: "\\", with: "%5C").replacingOccurrences(of: "\"", with: "%22")
             .replacingOccurrences(of: "\r", with: "%0D")
             .replacingOccurrences(of: "\n", with: "%0A")
     }

@@ -22,16 +22,19 @@ struct PeerPart: Decodable, Equatable, CustomStringConvertible {
     }
 }
 
-/// What the two Python parsers of `Tests/Peers/parse_multipart.py` made of a body.
+/// What the three Python parsers of `Tests/Peers/parse_multipart.py` made of a body.
 struct PeerResult: Decodable {
     /// Parsed by PyPI `multipart`, which decodes the WHATWG escapes in names.
     let multipart: [PeerPart]
     /// Parsed by PyPI `python-multipart`, which keeps them.
     let pythonMultipart: [PeerPart]
+    /// Parsed by Werkzeug (Flask): fields first, then files.
+    let werkzeug: [PeerPart]
 
     enum CodingKeys: String, CodingKey {
         case multipart
         case pythonMultipart = "python_multipart"
+        case werkzeug
     }
 }
 
