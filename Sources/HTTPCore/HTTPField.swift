@@ -76,10 +76,17 @@ public struct HTTPField: Hashable, Sendable, CustomStringConvertible {
         }
         guard let first = bytes.first, let last = bytes.last else { return value }
         if first == 0x20 || first == 0x09 || last == 0x20 || last == 0x09 {
-            var slice = Substring(value)
-            while let c = slice.first, c == " " || c == "\t" { slice.removeFirst() }
-            while let c = slice.last, c == " " || c == "\t" { slice.removeLast() }
-            return String(slice)
+            // By bytes, as RFC 9110 §5.6.3 defines OWS: a space before a combining mark is
+            // one Character with it, so trimming Characters would keep it.
+            var start = bytes.startIndex
+            var end = bytes.endIndex
+            while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start = bytes.index(after: start) }
+            while end > start {
+                let before = bytes.index(before: end)
+                guard bytes[before] == 0x20 || bytes[before] == 0x09 else { break }
+                end = before
+            }
+            return String(value.utf8[start..<end])!
         }
         return value
     }

@@ -59,7 +59,7 @@ struct RedirectTests {
     }
 
     @Test(
-        "credentials are dropped when the origin changes",
+        "credentials and an explicit Host are dropped when the origin changes",
         arguments: [
             ("https://b.test/x", false), ("http://a.test/x", false), ("https://a.test:8443/x", false),
             ("https://a.test:443/x", true), ("/relative", true), ("https://A.TEST/x", true),
@@ -69,11 +69,13 @@ struct RedirectTests {
             url: URL(string: "https://a.test/start")!,
             headerFields: try HTTPFields([
                 "Authorization": "Bearer t", "Cookie": "a=b", "Proxy-Authorization": "Basic x", "Accept": "*/*",
+                "Host": "a.test",
             ]))
         let next = try #require(try RedirectFollower.nextRequest(after: request, response: redirect(302, to: location)))
         #expect(next.headerFields.contains(.authorization) == keeps)
         #expect(next.headerFields.contains(.cookie) == keeps)
         #expect(next.headerFields.contains(.proxyAuthorization) == keeps)
+        #expect(next.headerFields.contains(.host) == keeps)
         #expect(next.headerFields[.accept] == "*/*")
     }
 

@@ -87,4 +87,11 @@ struct HTTPFieldTests {
         #expect(try HTTPField(name: "ACCEPT", value: "a") == HTTPField(name: .accept, value: "a"))
         #expect(try HTTPField(name: .accept, value: "a") != HTTPField(name: .accept, value: "A"))
     }
+
+    @Test("surrounding whitespace is trimmed by bytes, even before a combining mark")
+    func trimsBeforeCombiningMark() throws {
+        #expect(try HTTPField(name: .accept, value: " \u{301}x \t").value == "\u{301}x")
+        #expect(try HTTPField(name: .accept, value: "\t\t").value == "")
+        #expect(try HTTPField(name: .accept, value: " caf\u{E9} ").value == "caf\u{E9}")
+    }
 }

@@ -3,8 +3,9 @@ import HTTPCore
 
 /// Turns a redirect response into the next request (RFC 9110 §15.4), without I/O.
 enum RedirectFollower {
-    /// Fields never carried to another origin.
-    static let credentialFields: [HTTPFieldName] = [.authorization, .cookie, .proxyAuthorization]
+    /// Fields never carried to another origin: the credentials, and an explicit `Host`,
+    /// which names the old origin (RFC 9110 §7.2) and would misroute the request.
+    static let credentialFields: [HTTPFieldName] = [.authorization, .cookie, .proxyAuthorization, .host]
     /// Fields describing a body, removed with it.
     static let contentFields: [HTTPFieldName] = [.contentType, .contentLength, .contentEncoding, .transferEncoding]
 
