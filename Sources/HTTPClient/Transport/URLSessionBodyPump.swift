@@ -164,12 +164,19 @@ final class URLSessionBodyPump: URLSessionBodySource, @unchecked Sendable {
     }
 
     private func end(error: (any Error)?) {
+        if let error {
+            // Reported before the reader is woken: otherwise URLSession could end the task
+            // (its read failed) before the transfer knows why, and the body's own error
+            // (a length mismatch, the sequence's failure) would be lost to a generic one.
+            condition.lock()
+            let report = !closed
+            condition.unlock()
+            if report { onFailure(error) }
+        }
         condition.lock()
-        let report = error != nil && !closed
         if error == nil { ended = true } else { failed = true }
         condition.broadcast()
         condition.unlock()
-        if report, let error { onFailure(error) }
     }
 
     /// Whether a read can return bytes or will block for them: `false` only at the end.
