@@ -73,12 +73,20 @@ extension HTTPRequest {
     ///   - method: The method.
     ///   - string: The URL text.
     public init(method: HTTPMethod = .get, string: String) {
-        if let url = URL(string: string) {
+        if let url = Self.strictURL(string) {
             self.init(method: method, url: url)
         } else {
             self.init(method: method, url: URL(string: "about:blank")!)
             pendingError = HTTPCoreError(.invalidURL, value: string, reason: "the text does not parse as a URL")
         }
+    }
+
+    /// The URL `string` names, or `nil`: never a URL with characters percent-encoded by a guess.
+    private static func strictURL(_ string: String) -> URL? {
+        if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) {
+            return URL(string: string, encodingInvalidCharacters: false)
+        }
+        return URL(string: string)
     }
 
     // MARK: Modifiers

@@ -11,7 +11,8 @@ public enum URLRedaction {
     /// Query parameter names whose values are hidden by default, compared case-insensitively.
     public static let secretQueryNames: Set<String> = [
         "token", "access_token", "refresh_token", "id_token", "api_key", "apikey", "key", "password", "secret",
-        "client_secret", "signature", "sig",
+        "client_secret", "signature", "sig", "x-amz-signature", "x-amz-credential", "x-amz-security-token",
+        "x-goog-signature", "x-goog-credential",
     ]
 
     /// The URL as text with its password and secret query values replaced by `***`.
@@ -21,20 +22,39 @@ public enum URLRedaction {
     /// - Returns: The text to show.
     public static func display(_ url: URL, hiding secretNames: Set<String> = []) -> String {
         let text = url.absoluteString
-        guard url.password != nil || text.contains("?") else { return text }
+        guard url.password != nil || text.contains("?") || text.contains("#") else { return text }
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
             return url.password == nil ? text : "(a URL with a password)"
         }
         if components.percentEncodedPassword != nil { components.percentEncodedPassword = "***" }
-        if let query = components.percentEncodedQuery {
-            let hidden =
-                secretNames.isEmpty ? secretQueryNames : secretQueryNames.union(secretNames.map { $0.lowercased() })
-            components.percentEncodedQuery = query.split(separator: "&", omittingEmptySubsequences: false).map { pair in
-                guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
-                let name = pair[..<equals].removingPercentEncoding?.lowercased() ?? pair[..<equals].lowercased()
-                return hidden.contains(name) ? "\(pair[..<equals])=***" : String(pair)
-            }.joined(separator: "&")
+        let hidden =
+            secretNames.isEmpty ? secretQueryNames : secretQueryNames.union(secretNames.map { $0.lowercased() })
+        if let query = components.percentEncodedQuery { components.percentEncodedQuery = redacted(query, hidden) }
+        // An OAuth implicit flow puts its token in the fragment, in the same form.
+        if let fragment = components.percentEncodedFragment {
+            components.percentEncodedFragment = redacted(fragment, hidden)
         }
         return components.string ?? "(a URL with secrets)"
+    }
+
+    /// `name=value` pairs separated by `&` or `;`, secret values replaced.
+    private static func redacted(_ pairs: String, _ hidden: Set<String>) -> String {
+        var result = ""
+        func append(_ pair: Substring) {
+            if let equals = pair.firstIndex(of: "=") {
+                let name = pair[..<equals].removingPercentEncoding?.lowercased() ?? pair[..<equals].lowercased()
+                result += hidden.contains(name) ? "\(pair[..<equals])=***" : String(pair)
+            } else {
+                result += pair
+            }
+        }
+        var start = pairs.startIndex
+        for index in pairs.indices where pairs[index] == "&" || pairs[index] == ";" {
+            append(pairs[start..<index])
+            result.append(pairs[index])
+            start = pairs.index(after: index)
+        }
+        append(pairs[start...])
+        return result
     }
 }

@@ -46,11 +46,11 @@ extension Client {
         guard case .buffered(let read) = decoding.kind else {
             // A stream or a file is not read from a buffered send.
             throw EndpointError(
-                .invalidCall, endpoint: "\(request.method) \(request.url.relativeString)",
+                .invalidCall, endpoint: "\(request.method) \(URLRedaction.display(request.url))",
                 "\(Value.self) is read as a stream or a file: use stream(_:) or download(_:to:)")
         }
         let endpoint = Endpoint<Empty, Value>(request.method, "", response: decoding)
-            .named("\(request.method) \(request.url.relativeString)")
+            .named("\(request.method) \(URLRedaction.display(request.url))")
         let defaults = values.merging(options.values).endpointDefaults
         return try await sendReading(request, options: options, endpoint: endpoint, defaults: defaults, read: read)
     }

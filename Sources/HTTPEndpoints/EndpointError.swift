@@ -139,7 +139,7 @@ public struct EndpointError: Error, Sendable, CustomStringConvertible {
     /// prefix and cause.
     public var description: String {
         var parts = ["\(code): \(endpoint): \(message)"]
-        if let method, let url { parts.append("request: \(method) \(url.absoluteString)") }
+        if let method, let url { parts.append("request: \(method) \(URLRedaction.display(url))") }
         if let response { parts.append("response: \(response.status)") }
         if !codingPath.isEmpty { parts.append("at: \(codingPath.joined(separator: "."))") }
         if let body, !body.isEmpty {

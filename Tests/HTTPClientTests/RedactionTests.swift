@@ -67,4 +67,12 @@ struct RedactionTests {
         var all: [String] { lock.withLock { stored } }
         func add(_ line: String) { lock.withLock { stored.append(line) } }
     }
+
+    @Test("fragments, ; separators and cloud signature parameters are redacted too")
+    func moreSecrets() {
+        let url = URL(string: "https://b.example/cb?a=1;token=t0k&X-Amz-Signature=s1g#access_token=f4g&state=ok")!
+        let text = URLRedaction.display(url)
+        for secret in ["t0k", "s1g", "f4g"] { #expect(!text.contains(secret), "\(text)") }
+        #expect(text.contains("a=1;token=***") && text.contains("state=ok"))
+    }
 }

@@ -218,3 +218,47 @@ struct RewriteGapTests {
         func add(_ value: Int64) { lock.withLock { stored.append(value) } }
     }
 }
+
+@Suite("Everyday calls after review")
+struct EverydayReviewTests {
+    struct User: Decodable, Sendable {}
+
+    @Test("a decoding send's error hides the URL's password and secret query values")
+    func decodingSendRedacts() async throws {
+        let stub = StubTransport(fallback: .status(.notFound))
+        let client = Client(baseURL: URL(string: "https://bob:PASSW0RD@api.example.com/v2")!, transport: stub)
+        let error = await #expect(throws: EndpointError.self) {
+            _ = try await client.get("users/1?api_key=SUPERSECRET", as: User.self)
+        }
+        let text = error?.description ?? ""
+        #expect(!text.contains("SUPERSECRET") && !text.contains("PASSW0RD"), "\(text)")
+        #expect(text.contains("api_key=***"))
+    }
+
+    @Test("cancelling a call with a deadline throws the client's cancelled error, as without one")
+    func cancelWithDeadline() async throws {
+        let stub = StubTransport(fallback: .status(.ok, delay: .seconds(10)))
+        let client = Client(baseURL: URL(string: "https://api.example.com")!, transport: stub, retry: .none)
+        let task = Task { try await client.send(.get("slow").deadline(.seconds(10))) }
+        try await Task.sleep(for: .milliseconds(100))
+        task.cancel()
+        let error = await #expect(throws: ClientError.self) { _ = try await task.value }
+        #expect(error?.code == .cancelled)
+    }
+
+    @Test("an absurd retry count is clamped, never an overflow trap")
+    func hugeRetries() async throws {
+        let stub = StubTransport(fallback: .status(.ok))
+        let client = Client(baseURL: URL(string: "https://api.example.com")!, transport: stub)
+        #expect(try await client.send(.get("x").retries(.max)).status == .ok)
+    }
+
+    @Test("URL text with characters a URL cannot hold is an error, not silently percent-encoded")
+    func strictURLText() throws {
+        for text in ["users/a b", "%zz", "https://x.com/a?q=%"] {
+            let error = try #require(HTTPRequest.get(text).pendingError as? HTTPCoreError, "\(text)")
+            #expect(error.code == .invalidURL)
+        }
+        #expect(HTTPRequest.get("users/a%20b?q=%25").pendingError == nil)
+    }
+}

@@ -337,18 +337,26 @@ extension Client {
         by deadline: ContinuousClock.Instant, request: HTTPRequest,
         _ call: @escaping @Sendable () async throws -> Result
     ) async throws -> Result {
-        try await withThrowingTaskGroup(of: Result?.self) { group in
-            group.addTask { try await call() }
+        return try await withThrowingTaskGroup(of: BoundedOutcome<Result>.self) { group in
+            group.addTask { .finished(try await call()) }
             group.addTask {
-                try await Task.sleep(until: deadline, clock: .continuous)
-                return nil
+                do {
+                    try await Task.sleep(until: deadline, clock: .continuous)
+                    return .deadlinePassed
+                } catch {
+                    return .timerStopped
+                }
             }
             defer { group.cancelAll() }
             while let outcome = try await group.next() {
-                if let result = outcome { return result }
-                throw ClientError(.timedOut, "the call's deadline passed before it ended", request: request)
+                switch outcome {
+                case .finished(let result): return result
+                case .deadlinePassed:
+                    throw ClientError(.timedOut, "the call's deadline passed before it ended", request: request)
+                case .timerStopped: continue
+                }
             }
-            throw ClientError(.timedOut, "the call's deadline passed before it ended", request: request)
+            throw ClientError(.cancelled, "the task awaiting the request was cancelled", request: request)
         }
     }
 
@@ -377,4 +385,12 @@ extension Client {
         let elapsed = ContinuousClock.now - start
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
     }
+}
+
+/// What ends first in a call bounded by a deadline.
+private enum BoundedOutcome<Result: Sendable>: Sendable {
+    case finished(Result)
+    case deadlinePassed
+    /// The timer was cancelled (the call ended, or the caller cancelled it): the call decides.
+    case timerStopped
 }

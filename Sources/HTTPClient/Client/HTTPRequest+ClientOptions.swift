@@ -29,7 +29,8 @@ extension HTTPRequest {
     /// - Parameter count: The most retries; 0 for none.
     /// - Returns: The request with the setting.
     public func retries(_ count: Int) -> HTTPRequest {
-        let count = max(0, count)
+        // At most a million: beyond that no caller means a number, and count + 1 must not overflow.
+        let count = min(max(0, count), 1_000_000)
         return retry(
             count == 0
                 ? .none
