@@ -78,7 +78,7 @@ struct URLSessionTransportErrorTests {
         (.dnsLookupFailed, .cannotConnect), (.secureConnectionFailed, .cannotConnect),
         (.serverCertificateUntrusted, .cannotConnect), (.networkConnectionLost, .connectionLost),
         (.timedOut, .timedOut), (.badServerResponse, .invalidResponse), (.cannotDecodeContentData, .invalidResponse),
-        (.unsupportedURL, .invalidRequest), (.dataLengthExceedsMaximum, .responseTooLarge),
+        (.unsupportedURL, .invalidResponse), (.badURL, .invalidRequest), (.dataLengthExceedsMaximum, .responseTooLarge),
         (.cannotWriteToFile, .fileWriteFailed), (.unknown, .transport), (.resourceUnavailable, .transport),
     ])
     func urlErrorMapsToClientErrorCode(urlCode: URLError.Code, expected: ClientError.Code) throws {
@@ -144,5 +144,21 @@ struct URLSessionTransportErrorTests {
         } else {
             #expect(cookies.count == 1)
         }
+    }
+}
+
+@Suite("A reply that is not HTTP")
+struct NotHTTPReplyTests {
+    @Test("is invalidResponse (the server's fault), not invalidRequest, and is not retried")
+    func notHTTP() async throws {
+        let client = Client(baseURL: try TestServers.faultServer())
+        let key = "not-http-\(UUID().uuidString)"
+        let error = await #expect(throws: ClientError.self) { _ = try await client.send(.get("not-http?key=\(key)")) }
+        #expect(error?.code == .invalidResponse)
+        #expect(error?.message.contains("not HTTP") == true)
+        #expect(error?.attempts.count == 1)
+        let body = try await client.send(.get("count?key=\(key)")).body
+        let count = try JSONSerialization.jsonObject(with: body) as? [String: Any]
+        #expect(count?["count"] as? Int == 1)
     }
 }

@@ -35,6 +35,7 @@ Endpoints
                               `Authorization: Bearer fresh-...`, else 401 with
                               `WWW-Authenticate: Bearer realm="heron"`.
   /bytes?n=N                  N bytes with Content-Length; byte i is i % 256.
+  /not-http                   answers with bytes that are not an HTTP response at all, then closes.
   /content?status=N&type=T&hex=H
                               answers `status` (default 200) with `Content-Type: T` and the
                               body whose bytes are the hex digits H: any status, media type
@@ -358,6 +359,12 @@ class FaultHandler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self._write_pattern(count)
 
+    def not_http(self, query):
+        self._discard_body()
+        self.wfile.write(b"SSH-2.0-OpenSSH_9.2 this is not HTTP\r\n\r\n")
+        self.wfile.flush()
+        self.close_connection = True
+
     def content(self, query):
         status = query.integer("status", 200, low=200, high=599)
         media_type = query.text("type")
@@ -401,6 +408,7 @@ ROUTES = {
     "/token-protected": (FaultHandler.token_protected, ANY_METHOD),
     "/bytes": (FaultHandler.bytes_pattern, ANY_METHOD),
     "/content": (FaultHandler.content, ANY_METHOD),
+    "/not-http": (FaultHandler.not_http, ANY_METHOD),
 }
 
 

@@ -23,7 +23,14 @@ extension URLSessionTransport {
                 .transport, "the request failed: \(error)", request: request, response: response, underlying: error)
         }
         if urlError.code == .cancelled { return CancellationError() }
-        let (code, what) = classify(urlError.code)
+        var (code, what) = classify(urlError.code)
+        if urlError.code == .unsupportedURL, let scheme = request.url.scheme?.lowercased(),
+            scheme == "http" || scheme == "https"
+        {
+            // The URL was checked before sending: libcurl reports a reply that is not HTTP at
+            // all (another protocol on the port) this way. The server's fault, not the request's.
+            (code, what) = (.invalidResponse, "the server's reply is not HTTP")
+        }
         return ClientError(
             code, "\(what) (URLError \(urlError.code.rawValue))", request: request, response: response,
             underlying: urlError)
