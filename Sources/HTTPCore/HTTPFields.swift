@@ -65,13 +65,17 @@ public struct HTTPFields: Hashable, Sendable, RandomAccessCollection, Expressibl
     /// first value; use ``subscript(values:)`` for all of them.
     /// - Parameter name: The name to look up, compared case-insensitively.
     public subscript(name: HTTPFieldName) -> String? {
+        // Appended in place: joining with `+` would copy the growing value for every field,
+        // quadratic in the number of repeats.
         var result: String?
+        let separator = name == .cookie ? "; " : ", "
         for field in storage where field.name == name {
-            if let partial = result {
-                if name == .setCookie { return partial }
-                result = partial + (name == .cookie ? "; " : ", ") + field.value
-            } else {
+            if result == nil {
                 result = field.value
+            } else {
+                if name == .setCookie { return result }
+                result?.append(separator)
+                result?.append(field.value)
             }
         }
         return result

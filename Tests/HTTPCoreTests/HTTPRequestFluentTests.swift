@@ -79,4 +79,18 @@ struct HTTPRequestFluentTests {
         #expect(fields[.accept] == "application/json, text/plain")
         #expect(throws: HTTPCoreError.self) { try HTTPFields([.accept: "a\nb"]) }
     }
+
+    @Test("200,000 repeats of one field are built and combined in linear time (a hang guard, not a speed claim)")
+    func manyRepeats() throws {
+        let clock = ContinuousClock()
+        let start = clock.now
+        var fields = HTTPFields()
+        let field = try HTTPField(name: "X-Repeat", value: "abc")
+        for _ in 0..<200_000 { fields.append(field) }
+        let combined = try #require(fields[field.name])
+        #expect(combined.utf8.count == 200_000 * 5 - 2)
+        #expect(fields[values: field.name].count == 200_000)
+        // Joining with `+` copied the growing value per repeat: tens of seconds here.
+        #expect(clock.now - start < .seconds(10))
+    }
 }

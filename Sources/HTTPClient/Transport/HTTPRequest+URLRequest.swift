@@ -34,10 +34,11 @@ extension HTTPRequest {
         combined.reserveCapacity(headerFields.count + 1)
         for field in headerFields where field.name != .contentLength && field.name != .transferEncoding {
             let key = field.name.canonicalName
-            if let existing = combined[key] {
+            if combined[key] != nil {
                 guard field.name != .setCookie else { continue }
-                let separator = field.name == .cookie ? "; " : ", "
-                combined[key] = (existing.name, existing.value + separator + field.value)
+                // In place: `+` would copy the growing value for every repeat.
+                combined[key]?.value.append(field.name == .cookie ? "; " : ", ")
+                combined[key]?.value.append(field.value)
             } else {
                 combined[key] = (field.name.rawName, field.value)
             }

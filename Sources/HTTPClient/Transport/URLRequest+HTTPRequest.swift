@@ -98,7 +98,11 @@ extension HTTPURLResponse {
         guard let url = url ?? response.url else { return nil }
         var fields: [String: String] = [:]
         for field in response.headerFields {
-            fields[field.name.rawName] = fields[field.name.rawName].map { $0 + ", " + field.value } ?? field.value
+            if fields[field.name.rawName] == nil {
+                fields[field.name.rawName] = field.value
+            } else {
+                fields[field.name.rawName]?.append(", " + field.value)
+            }
         }
         self.init(url: url, statusCode: response.status.code, httpVersion: "HTTP/1.1", headerFields: fields)
     }
