@@ -108,13 +108,11 @@ struct GuidesSnippetTests {
         let client = Client(
             baseURL: baseURL,
             retry: [.transportErrors(max: 3), .status([503], max: 2), .backoff(.constant(0.01), jitter: .none)])
-        let start = ContinuousClock.now
         do {
             _ = try await client.send(.get("status/503"))
         } catch let error as ClientError {
-            print(error.code, error.attempts.count)  // tooManyRetries 3
+            print(error.code, error.attempts.map { $0.status?.code ?? 0 })  // tooManyRetries [503, 503, 503]
         }
-        print(ContinuousClock.now - start < .seconds(5))  // true
         let once = try await client.send(.get("status/503").retries(0))
         print(once.status.code, once.metrics.attempts.count)  // 503 1
 
@@ -123,6 +121,6 @@ struct GuidesSnippetTests {
         let response = try await fault.send(.get("token-protected"))
         print(response.status.code, response.metrics.attempts.count, await tokens.token ?? "")  // 200 2 fresh-expired
 
-        #expect(printed == ["tooManyRetries 3", "true", "503 1", "200 2 fresh-expired"])
+        #expect(printed == ["tooManyRetries [503, 503, 503]", "503 1", "200 2 fresh-expired"])
     }
 }

@@ -194,7 +194,8 @@ extension Client {
                 var wait = Duration.zero
                 if case .retryAfter(let delay) = decision { wait = delay }
                 action = retry.permitInterceptorRetry(
-                    of: base, attempt: attempt, elapsed: context.elapsed, wait: wait, state: &retryState)
+                    of: base, after: outcome, attempt: attempt, elapsed: context.elapsed, wait: wait,
+                    retriesNonIdempotent: options.retriesNonIdempotent, state: &retryState)
                 interceptorRetry = true
             case .fail(let error):
                 failure = error

@@ -27,9 +27,11 @@ public struct RetryStack: Sendable, ExpressibleByArrayLiteral, CustomStringConve
     /// The source of jitter: returns a number in `0..<1`. Replace it for deterministic tests.
     public var random: @Sendable () -> Double
 
-    /// The most attempts an interceptor may ask for when no ``RetryPolicy/attempts(max:)``
-    /// limit is set, so a misbehaving interceptor cannot loop forever.
-    public static let interceptorAttemptCap = 10
+    /// The most attempts a call makes for the retries interceptors ask for when no
+    /// ``RetryPolicy/attempts(max:)`` limit is set: the default stack's limit, so a retry is
+    /// bounded the same whoever asks for it (a token refresh's retry fits within it; an
+    /// interceptor answering `.retry` forever does not loop).
+    public static let interceptorAttemptCap = 3
 
     /// Creates a stack.
     /// - Parameters:
@@ -73,7 +75,8 @@ public struct RetryStack: Sendable, ExpressibleByArrayLiteral, CustomStringConve
         retriesNonIdempotent: Bool, state: inout RetryState, now: @autoclosure () -> Date = Date()
     ) -> RetryAction {
         guard let (index, claim) = firstTrigger(for: outcome, now: now) else { return .finish }
-        guard request.method.isIdempotent || retriesNonIdempotent else { return .finish }
+        guard Self.mayResend(request, after: outcome, retriesNonIdempotent: retriesNonIdempotent, byInterceptor: false)
+        else { return .finish }
         let used = state.retries(byPolicy: index)
         switch claim {
         case .retry(let max, _) where max.map({ used >= $0 }) ?? false:
@@ -93,17 +96,30 @@ public struct RetryStack: Sendable, ExpressibleByArrayLiteral, CustomStringConve
         return .retry(after: wait)
     }
 
-    /// Checks a retry an interceptor asked for against the limits only.
+    /// Checks a retry an interceptor asked for against the same rules as the stack's own:
+    /// the attempt and time limits (``interceptorAttemptCap`` attempts when the stack sets
+    /// none), a one-shot body, and, for a method that is not idempotent, the request's
+    /// opt-in after a failure where the server may have processed it.
     /// - Parameters:
     ///   - request: The request (a one-shot body cannot be re-sent).
+    ///   - outcome: How the attempt ended, or `nil` when unknown (treated as an answer).
     ///   - attempt: The number of the attempt that just ended.
     ///   - elapsed: Time since the call started.
     ///   - wait: The wait the interceptor asked for.
+    ///   - retriesNonIdempotent: Whether the caller opted a non-idempotent request in.
     ///   - state: The request's retry counters; updated when the retry is granted.
     /// - Returns: ``RetryAction/retry(after:)`` with `wait`, or why it is refused.
     public func permitInterceptorRetry(
-        of request: HTTPRequest, attempt: Int, elapsed: Duration, wait: Duration, state: inout RetryState
+        of request: HTTPRequest, after outcome: AttemptOutcome? = nil, attempt: Int, elapsed: Duration,
+        wait: Duration, retriesNonIdempotent: Bool = false, state: inout RetryState
     ) -> RetryAction {
+        if let outcome,
+            !Self.mayResend(request, after: outcome, retriesNonIdempotent: retriesNonIdempotent, byInterceptor: true)
+        {
+            return .giveUp(
+                reason: "\(request.method) is not idempotent and the attempt failed where the server may have "
+                    + "processed it; opt in with retriesNonIdempotent or an Idempotency-Key field")
+        }
         guard request.body?.isReplayable ?? true else { return .bodyNotReplayable }
         let wait = min(max(wait, .zero), Self.longestWait)
         if let refusal = limitRefusal(attempt: attempt, elapsed: elapsed, wait: wait, cap: Self.interceptorAttemptCap) {
@@ -111,6 +127,23 @@ public struct RetryStack: Sendable, ExpressibleByArrayLiteral, CustomStringConve
         }
         state.record(retryBy: nil)
         return .retry(after: wait)
+    }
+
+    /// Whether `request` may be sent again after `outcome` (RFC 9110 §9.2.2): an idempotent
+    /// method; a request opted in by its caller or carrying an `Idempotency-Key` field; or an
+    /// answer showing the server did not process it: `429` or `503` with `Retry-After`
+    /// (RFC 9110 §15.5.20, §15.6.4), and, for an interceptor (a `401` before a token
+    /// refresh, say), any answer at all. A failure mid-request (a reset, a timeout) needs
+    /// the opt-in, since the server may have acted on it.
+    static func mayResend(
+        _ request: HTTPRequest, after outcome: AttemptOutcome, retriesNonIdempotent: Bool, byInterceptor: Bool
+    ) -> Bool {
+        if request.method.isIdempotent || retriesNonIdempotent || request.headerFields.contains(.idempotencyKey) {
+            return true
+        }
+        guard case .response(let head, _) = outcome else { return false }
+        if byInterceptor { return true }
+        return (head.status.code == 429 || head.status.code == 503) && head.headerFields.contains(.retryAfter)
     }
 
     /// The longest wait the stack ever computes, so that no arithmetic on waits overflows.
