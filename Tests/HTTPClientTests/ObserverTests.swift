@@ -106,3 +106,53 @@ struct ObserverTests {
         #expect(times.last! >= .milliseconds(20))
     }
 }
+
+@Suite("A slow observer's queue is bounded")
+struct BoundedObserverQueueTests {
+    /// Holds its first event until released, then records what it receives.
+    actor Stalled: ClientObserver {
+        private var gate: CheckedContinuation<Void, Never>?
+        private var released = false
+        private(set) var received: [ClientEvent] = []
+
+        func receive(_ event: ClientEvent) async {
+            received.append(event)
+            if !released { await withCheckedContinuation { gate = $0 } }
+        }
+
+        func release() {
+            released = true
+            gate?.resume()
+            gate = nil
+        }
+    }
+
+    @Test("past its limit a stalled observer's events are dropped, counted, and the next one says how many")
+    func dropsAndSaysSo() async throws {
+        let observer = Stalled()
+        let drain = ObserverDrain(observer, limit: 100)
+        func event(_ id: UInt64) -> ClientEvent {
+            ClientEvent(requestID: id, elapsed: .zero, kind: .retryScheduled(attempt: 1, delay: .zero, reason: "r"))
+        }
+        drain.append([event(0)])
+        while await observer.received.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+        // (Every wait below is bounded, so a regression fails instead of hanging.)
+        // The observer is stalled on event 0: 100 fit in the queue, 400 are dropped.
+        for id in 1...500 { drain.append([event(UInt64(id))]) }
+        await observer.release()
+        let deadline = ContinuousClock.now + .seconds(20)
+        while await observer.received.count < 101, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        drain.append([event(501)])
+        while await observer.received.last?.requestID != 501, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let received = await observer.received
+        #expect(received.count == 102)
+        #expect(received.last?.eventsDroppedBefore == 400)
+        #expect(received.last?.description.contains("after 400 events dropped") == true)
+        #expect(received.dropLast().allSatisfy { $0.eventsDroppedBefore == 0 })
+        drain.close()
+    }
+}

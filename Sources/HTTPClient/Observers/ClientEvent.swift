@@ -30,6 +30,9 @@ public struct ClientEvent: Sendable, CustomStringConvertible {
     public let elapsed: Duration
     /// What happened.
     public let kind: Kind
+    /// How many events this observer missed just before this one, because its queue was
+    /// full (it received events more slowly than the client made them); 0 when none.
+    public internal(set) var eventsDroppedBefore = 0
 
     /// Creates an event.
     /// - Parameters:
@@ -57,6 +60,7 @@ public struct ClientEvent: Sendable, CustomStringConvertible {
         case .finished(let status, let error, let metrics):
             what = "finished \(status?.description ?? error?.code.rawValue ?? "?"): \(metrics)"
         }
-        return "#\(requestID) \(what)"
+        let dropped = eventsDroppedBefore > 0 ? " (after \(eventsDroppedBefore) events dropped)" : ""
+        return "#\(requestID) \(what)\(dropped)"
     }
 }

@@ -34,20 +34,43 @@ final class ObserverHub: Sendable {
 /// by one when delivered: no event is copied on its way (a copy retains every request and
 /// response it carries, on two threads).
 ///
-/// `@unchecked Sendable`: `pending`, `waiter` and `closed` are read and written under `lock`.
+/// The queue is bounded: while it holds ``limit`` events, new ones are dropped and counted,
+/// and the next event delivered says how many (``ClientEvent/eventsDroppedBefore``), so a
+/// stalled observer cannot hold every finished call in memory.
+///
+/// `@unchecked Sendable`: `pending`, `pendingCount`, `dropped`, `waiter` and `closed` are
+/// read and written under `lock`.
 final class ObserverDrain: @unchecked Sendable {
+    /// The most events queued for one observer.
+    static let defaultLimit = 10_000
+
     private let lock = NSLock()
+    private let limit: Int
     private var pending: [[ClientEvent]] = []
+    private var pendingCount = 0
+    private var dropped = 0
     private var waiter: CheckedContinuation<Void, Never>?
     private var closed = false
 
-    init(_ observer: any ClientObserver) {
+    init(_ observer: any ClientObserver, limit: Int = ObserverDrain.defaultLimit) {
+        self.limit = limit
         Task.detached { [self] in await run(observer) }
     }
 
-    /// Queues `events`, waking the drain if it is idle.
+    /// Queues `events`, waking the drain if it is idle; drops them, counted, when full.
     func append(_ events: [ClientEvent]) {
         lock.lock()
+        guard pendingCount + events.count <= limit else {
+            dropped += events.count
+            lock.unlock()
+            return
+        }
+        var events = events
+        if dropped > 0, !events.isEmpty {
+            events[0].eventsDroppedBefore = dropped
+            dropped = 0
+        }
+        pendingCount += events.count
         pending.append(events)
         let waiter = self.waiter
         self.waiter = nil
@@ -100,7 +123,10 @@ final class ObserverDrain: @unchecked Sendable {
     private func take() -> Taken {
         lock.withLock {
             if !pending.isEmpty {
-                defer { pending = [] }
+                defer {
+                    pending = []
+                    pendingCount = 0
+                }
                 return .events(pending)
             }
             return closed ? .closed : .empty
