@@ -69,6 +69,10 @@ struct EndpointShapeTests {
         let search = Endpoint<Empty, Empty>(.get, "/search?q={q}&page={page}")
         #expect(
             try search.makeRequest(Empty(), variables: ["q": "", "page": 1]).url.relativeString == "/search?q=&page=1")
+        // Each use is judged where it stands: the same name in the path is still required.
+        let both = Endpoint<Empty, Empty>(.get, "/users/{id}?ref={id}")
+        let error = #expect(throws: EndpointError.self) { try both.makeRequest(Empty(), variables: ["id": ""]) }
+        #expect(error?.code == .missingVariable)
     }
 
     @Test("a dictionary whose keys are not strings is refused, not flattened into a list")

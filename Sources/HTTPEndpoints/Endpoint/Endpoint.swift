@@ -94,60 +94,21 @@ public struct Endpoint<Request: Sendable, Response: Sendable>: Sendable {
         self.body = body
         self.response = response
         self.name = "\(method) \(template)"
-        let layout = Self.layout(of: template)
-        self.isAbsolute = layout.absolute
-        self.templateHasDotSegment = layout.dotSegment
         do throws(URITemplateError) {
             let parsed = try URITemplate(template)
             self.parsedTemplate = .success(parsed)
             self.variableNames = Set(parsed.variableNames)
             // A simple `{q}` after the literal `?` is a query value, which may be empty.
-            self.requiredUses = parsed.variableUses.filter {
-                $0.operator.requiresValue && !layout.queryNames.contains($0.name)
-            }
+            self.requiredUses = parsed.variableUses.filter { $0.operator.requiresValue && !$0.afterLiteralQuery }
+            self.isAbsolute = parsed.startsWithScheme
+            self.templateHasDotSegment = parsed.literalPathHasDotSegment
         } catch {
             self.parsedTemplate = .failure(error)
             self.variableNames = []
             self.requiredUses = []
+            self.isAbsolute = false
+            self.templateHasDotSegment = false
         }
-    }
-
-    /// What the template's literal text says: whether it starts with a scheme, has a dot
-    /// segment of its own, and which variables stand after its literal `?`.
-    private static func layout(of template: String) -> (absolute: Bool, dotSegment: Bool, queryNames: Set<String>) {
-        let scheme = template.prefix { $0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == "." }
-        let absolute = !scheme.isEmpty && template.dropFirst(scheme.count).hasPrefix(":")
-        var literal = ""
-        var queryNames: Set<String> = []
-        var inQuery = false
-        var expression: String?
-        for character in template {
-            if var current = expression {
-                if character == "}" {
-                    if inQuery {
-                        let specs =
-                            current.first.map { "+#./;?&".contains($0) } == true ? current.dropFirst() : current[...]
-                        for spec in specs.split(separator: ",") {
-                            queryNames.insert(String(spec.prefix { $0 != ":" && $0 != "*" }))
-                        }
-                    }
-                    expression = nil
-                } else {
-                    current.append(character)
-                    expression = current
-                }
-            } else if character == "{" {
-                expression = ""
-                literal.append("x")
-            } else {
-                if character == "?" || character == "#" { inQuery = true }
-                if !inQuery { literal.append(character) }
-            }
-        }
-        let dotSegment = literal.split(separator: "/", omittingEmptySubsequences: false).contains {
-            $0 == "." || $0 == ".."
-        }
-        return (absolute, dotSegment, queryNames)
     }
 
     /// The parsed template, or `nil` when it does not parse.

@@ -194,15 +194,74 @@ extension URITemplate {
         let prefix: Int?
         /// Whether the variable has the explode modifier, `{name*}`.
         let explode: Bool
+        /// Whether the expression stands after a literal `?` or `#` of the template, so that
+        /// its value lands in the query or the fragment, not the path.
+        let afterLiteralQuery: Bool
     }
 
     /// Every variable specification of the template, in template order; a variable used
     /// in two expressions appears twice.
     var variableUses: [VariableUse] {
-        zip(steps.lazy.filter { $0.kind == .variable }, specNames).map { step, name in
-            VariableUse(
-                name: name, operator: step.operator, prefix: step.prefix == 0 ? nil : step.prefix,
-                explode: step.explode)
+        var uses: [VariableUse] = []
+        var names = specNames.makeIterator()
+        var afterQuery = false
+        for step in steps {
+            switch step.kind {
+            case .literal: if literal(of: step).contains(where: Self.isQueryDelimiter) { afterQuery = true }
+            case .expression: continue
+            case .variable:
+                guard let name = names.next() else { continue }
+                uses.append(
+                    VariableUse(
+                        name: name, operator: step.operator, prefix: step.prefix == 0 ? nil : step.prefix,
+                        explode: step.explode, afterLiteralQuery: afterQuery))
+            }
+        }
+        return uses
+    }
+
+    /// Whether the template's own path (its literals before any `?` or `#`, an expression
+    /// standing for a segment of its own) has a `.` or `..` segment.
+    var literalPathHasDotSegment: Bool {
+        var path: [UInt8] = []
+        for step in steps {
+            switch step.kind {
+            case .literal:
+                let bytes = literal(of: step)
+                if let end = bytes.firstIndex(where: Self.isQueryDelimiter) {
+                    path += bytes[..<end]
+                    return Self.hasDotSegment(path)
+                }
+                path += bytes
+            case .expression: path.append(UInt8(ascii: "x"))
+            case .variable: continue
+            }
+        }
+        return Self.hasDotSegment(path)
+    }
+
+    /// Whether the template starts with a literal scheme, such as `https:`.
+    var startsWithScheme: Bool {
+        guard let first = steps.first, first.kind == .literal else { return false }
+        let bytes = literal(of: first)
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > bytes.startIndex else { return false }
+        return bytes[..<colon].allSatisfy { byte in
+            (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+                || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "+")
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+        }
+    }
+
+    private func literal(of step: Step) -> ArraySlice<UInt8> { bytes[step.start..<step.start + step.count] }
+
+    private static func isQueryDelimiter(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#")
+    }
+
+    private static func hasDotSegment(_ path: [UInt8]) -> Bool {
+        path.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).contains {
+            $0.elementsEqual([UInt8(ascii: ".")]) || $0.elementsEqual([UInt8(ascii: "."), UInt8(ascii: ".")])
         }
     }
 
