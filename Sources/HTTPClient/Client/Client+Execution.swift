@@ -69,11 +69,7 @@ extension Client {
     ) async throws
         -> ClientResponse<ResponseContent>
     {
-        if let pending = request.pendingError {
-            throw ClientError(
-                .invalidRequest, "the request was built with an error: \(pending)", request: request,
-                underlying: pending)
-        }
+        try ClientError.checkBuilt(request)
         if let deadline = request.options[DeadlineOption.self] {
             var unbounded = request
             unbounded.options[DeadlineOption.self] = nil

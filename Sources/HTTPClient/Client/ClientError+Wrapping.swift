@@ -20,6 +20,14 @@ extension ClientError {
         return ClientError(fallback, "\(error)", request: request, underlying: error)
     }
 
+    /// Throws the error a fluent modifier kept in `request` (`HTTPRequest.pendingError`),
+    /// as ``Code/invalidRequest`` with the original as ``underlying``: such a request is never sent.
+    static func checkBuilt(_ request: HTTPRequest) throws(ClientError) {
+        guard let pending = request.pendingError else { return }
+        throw ClientError(
+            .invalidRequest, "the request was built with an error: \(pending)", request: request, underlying: pending)
+    }
+
     /// A copy carrying `attempts` when it has none.
     func withAttempts(_ attempts: [Attempt]) -> ClientError {
         guard self.attempts.isEmpty, !attempts.isEmpty else { return self }

@@ -21,11 +21,7 @@ extension URLRequest {
     /// - Throws: ``ClientError`` with code ``ClientError/Code/invalidRequest`` for a request
     ///   built with an error, a relative URL, or a streamed body that cannot be converted.
     public init(_ request: HTTPRequest) throws(ClientError) {
-        if let pending = request.pendingError {
-            throw ClientError(
-                .invalidRequest, "the request was built with an error: \(pending)", request: request,
-                underlying: pending)
-        }
+        try ClientError.checkBuilt(request)
         self = try request.makeURLRequest(idleTimeout: nil)
         guard let body = request.body else { return }
         switch body.source {

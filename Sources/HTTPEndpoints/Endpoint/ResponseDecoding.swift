@@ -49,7 +49,7 @@ public struct ResponseDecoding<Response: Sendable>: Sendable {
         if Response.self == Data.self { return ResponseDecoding(kind: .buffered { data, _, _ in data as! Response }) }
         if Response.self == String.self {
             return ResponseDecoding(
-                kind: .buffered { data, head, _ in try text(of: data, response: head) as! Response })
+                kind: .buffered { data, head, _ in try head.text(of: data) as! Response })
         }
         if Response.self == ResponseStream.self { return ResponseDecoding(kind: .stream { $0 as! Response }) }
         if Response.self is any Decodable.Type {
@@ -128,7 +128,7 @@ extension ResponseDecoding where Response == String {
     /// The body as text, in the `charset` of its `Content-Type` (UTF-8 when absent); a
     /// charset Foundation does not know, or bytes that are not valid in it, fail the call.
     public static var string: ResponseDecoding {
-        ResponseDecoding(kind: .buffered { data, head, _ in try text(of: data, response: head) })
+        ResponseDecoding(kind: .buffered { data, head, _ in try head.text(of: data) })
     }
 }
 
@@ -169,11 +169,6 @@ func decodeJSON<Value: Decodable>(
             "the response body is empty; declare the response as Optional<\(Value.self)> or Empty to accept that")
     }
     return try decoder.decode(type, from: data, response: response, atKeyPath: keyPath)
-}
-
-/// The body as text in the response's charset, UTF-8 when it names none.
-func text(of data: Data, response: HTTPResponse) throws -> String {
-    try response.text(of: data)
 }
 
 /// Response types that have a value for a response without content.
