@@ -64,6 +64,9 @@ struct Exchange: Sendable {
 
 extension Client {
     /// Runs a call: attempts, decisions, retries; emits the `finished` event either way.
+    ///
+    /// `options` already carry the request's own settings (``RequestOptions/applying(_:)``,
+    /// done once by the public entry points, which derive `mode` from them).
     func execute(
         _ request: HTTPRequest, options: RequestOptions, mode: ResponseBodyMode
     ) async throws
@@ -75,15 +78,6 @@ extension Client {
             unbounded.options[DeadlineOption.self] = nil
             return try await Self.bounded(by: deadline, request: request) { [self, unbounded] in
                 try await execute(unbounded, options: options, mode: mode)
-            }
-        }
-        let options = request.options.isEmpty ? options : options.applying(request)
-        var mode = mode
-        if let limit = request.options[ResponseBodyLimitOption.self] {
-            switch mode {
-            case .buffered: mode = .buffered(limit: limit)
-            case .stream: mode = .stream(bufferLimit: limit)
-            case .file: break
             }
         }
         let start = ContinuousClock.now

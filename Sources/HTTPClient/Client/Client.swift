@@ -113,6 +113,7 @@ public final class Client: Sendable {
     ) async throws
         -> ClientResponse<Data>
     {
+        let options = options.applying(request)
         let response = try await execute(request, options: options, mode: .buffered(limit: options.responseBodyLimit))
         do {
             switch response.body {
@@ -160,7 +161,8 @@ public final class Client: Sendable {
         let partial = destination.deletingLastPathComponent()
             .appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString).download")
         defer { try? FileManager.default.removeItem(at: partial) }
-        let response = try await execute(request, options: options, mode: .file(destination: partial))
+        let response = try await execute(
+            request, options: options.applying(request), mode: .file(destination: partial))
         do {
             switch response.body {
             case .file(let url, _):
@@ -203,6 +205,7 @@ public final class Client: Sendable {
     ) async throws
         -> ClientResponse<ResponseStream>
     {
+        let options = options.applying(request)
         let response = try await execute(
             request, options: options, mode: .stream(bufferLimit: options.responseBodyLimit))
         switch response.body {

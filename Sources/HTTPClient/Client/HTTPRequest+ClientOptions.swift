@@ -106,8 +106,10 @@ extension HTTPRequest {
 }
 
 extension RequestOptions {
-    /// These options with the settings `request` carries laid over them.
+    /// These options with the settings `request` carries laid over them; applied once per
+    /// call, by the public entry points, before they choose how the body is delivered.
     func applying(_ request: HTTPRequest) -> RequestOptions {
+        guard !request.options.isEmpty else { return self }
         var options = self
         if let timeout = request.options[TimeoutOption.self] { options.timeout = timeout }
         if let retries = request.options[RetriesNonIdempotentOption.self] { options.retriesNonIdempotent = retries }
