@@ -48,13 +48,7 @@ extension Endpoint {
         _ value: Request, explicit: [String: URITemplate.Value], provided: [String: URITemplate.Value],
         defaults: EndpointDefaults
     ) throws(EndpointError) -> HTTPRequest {
-        try validate()
-        let template: URITemplate
-        switch parsedTemplate {
-        case .success(let parsed): template = parsed
-        case .failure(let error):
-            throw EndpointError(.invalidTemplate, endpoint: name, "\(error)", underlying: error)
-        }
+        let template = try validTemplate()
 
         // The value's properties fill what neither the call nor a provider gave.
         var values = provided

@@ -120,7 +120,15 @@ public struct Endpoint<Request: Sendable, Response: Sendable>: Sendable {
     /// - Throws: ``EndpointError`` with code ``EndpointError/Code/invalidTemplate`` or
     ///   ``EndpointError/Code/invalidHeaderField``.
     public func validate() throws(EndpointError) {
-        if case .failure(let error) = parsedTemplate {
+        _ = try validTemplate()
+    }
+
+    /// The parsed template, once the declaration is checked as ``validate()`` does.
+    func validTemplate() throws(EndpointError) -> URITemplate {
+        let template: URITemplate
+        switch parsedTemplate {
+        case .success(let parsed): template = parsed
+        case .failure(let error):
             throw EndpointError(
                 .invalidTemplate, endpoint: name, "the URI template does not parse: \(error)", underlying: error)
         }
@@ -129,6 +137,7 @@ public struct Endpoint<Request: Sendable, Response: Sendable>: Sendable {
                 .invalidHeaderField, endpoint: name, "a declared header field is invalid: \(headerFailure)",
                 underlying: headerFailure)
         }
+        return template
     }
 
     // MARK: Modifiers
