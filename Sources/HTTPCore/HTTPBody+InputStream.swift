@@ -136,11 +136,14 @@ final class CheckedInputStream: InputStream {
         return count < size / 2 ? Data(chunk.prefix(count)) : chunk.prefix(count)
     }
 
+    /// Opens the base stream unless it is open already; a base stream closed before it was
+    /// read fails the reads that follow.
     override func open() {
-        base.open()
+        let before = base.streamStatus
+        if before == .notOpen { base.open() }
         lock.lock()
         defer { lock.unlock() }
-        if base.streamStatus == .error {
+        if before == .closed || base.streamStatus == .error {
             failLocked(base: "opening the input stream failed")
         } else if status == .notOpen {
             status = .open
@@ -231,11 +234,19 @@ final class CheckedInputStream: InputStream {
         return result
     }
 
-    /// Fails with the base stream's error (read only when its status says it has one).
+    /// Fails with the base stream's error, read only when its status says it has one (a
+    /// closed stream's `read` also returns -1, with no error to read).
     private func failLocked(base what: String) {
-        let underlying = base.streamStatus == .error ? base.streamError : nil
-        failure = HTTPCoreError(
-            .unreadableStream, value: "stream", reason: underlying.map { "\(what): \($0)" } ?? what)
+        let baseStatus = base.streamStatus
+        let reason: String
+        if baseStatus == .error, let underlying = base.streamError {
+            reason = "\(what): \(underlying)"
+        } else if baseStatus == .closed {
+            reason = "\(what): the stream was closed before it was read"
+        } else {
+            reason = "\(what) (status \(baseStatus.rawValue))"
+        }
+        failure = HTTPCoreError(.unreadableStream, value: "stream", reason: reason)
         status = .error
     }
 

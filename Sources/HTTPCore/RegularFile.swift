@@ -32,7 +32,8 @@ package enum RegularFile {
         return .success(Int64(info.st_size))
     }
 
-    private static func systemProblem(_ path: String, _ what: String, _ number: Int32) -> Problem {
+    /// The problem of a failed system call on `path`: `what` went wrong, with `errno`'s text.
+    static func systemProblem(_ path: String, _ what: String, _ number: Int32) -> Problem {
         Problem(
             path: path, reason: "\(what): \(String(cString: strerror(number))) (errno \(number))", errorNumber: number)
     }

@@ -157,7 +157,7 @@ struct GuideSnippetTests {
         let destination = FileManager.default.temporaryDirectory.appendingPathComponent("bytes.bin")
         let (updates, continuation) = AsyncStream.makeStream(of: TransferProgress.self)
         var options = RequestOptions()
-        options.progressUpdates = continuation
+        options.progress = .updates(continuation)
         async let download = client.download(
             HTTPRequest(url: URL(string: "bytes/4096")!), to: destination, options: options)
         var last: TransferProgress?

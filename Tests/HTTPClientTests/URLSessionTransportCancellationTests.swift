@@ -104,7 +104,7 @@ struct URLSessionTransportCancellationTests {
             return try await TransportFixture.transport.send(request, options: TransportOptions())
         }
         await #expect(throws: CancellationError.self) { try await task.value }
-        let count = try TransportFixture.json(
+        let count = try await TransportFixture.json(
             try await TransportFixture.transport.send(
                 try TransportFixture.request(.get, TransportFixture.fault("/count?key=\(key)")),
                 options: TransportOptions()))
@@ -130,11 +130,8 @@ struct URLSessionTransportCancellationTests {
         let transport = URLSessionTransport()
         let request = try TransportFixture.request(
             .get, TransportFixture.fault("/slow?bytes=100000&chunks=100&interval=0.1"))
-        let response = try await transport.send(request, options: TransportOptions(responseBody: .stream()))
-        guard case .stream(let stream) = response.body else {
-            Issue.record("expected a stream")
-            return
-        }
+        let response = try await transport.send(request, options: TransportOptions())
+        let stream = try #require(response.body).chunks()
         let reader = Task {
             var total = 0
             for try await chunk in stream { total += chunk.count }

@@ -17,8 +17,8 @@ struct URLSessionTransportChallengeTests {
     static let watchdog = Duration.seconds(15)
 
     /// Options whose timeout cannot end the request before the watchdog does.
-    static func options(_ body: ResponseBodyMode = .buffered()) -> TransportOptions {
-        TransportOptions(idleTimeout: .seconds(120), responseBody: body)
+    static func options() -> TransportOptions {
+        TransportOptions(idleTimeout: .seconds(120))
     }
 
     /// Runs `work`, failing the test when it has not finished within ``watchdog``.
@@ -41,6 +41,7 @@ struct URLSessionTransportChallengeTests {
         let response = try await Self.withinWatchdog { try await transport.send(request, options: Self.options()) }
         #expect(response.head.status == .unauthorized)
         #expect(response.head.headerFields[.wwwAuthenticate]?.hasPrefix("Basic") == true)
+        _ = try await Self.withinWatchdog { try await TransportFixture.data(response) }
         #expect(transport.delegate.activeTransferCount == 0)
     }
 
@@ -50,21 +51,17 @@ struct URLSessionTransportChallengeTests {
         let response = try await Self.withinWatchdog { try await transport.send(request, options: Self.options()) }
         #expect(response.head.status == .unauthorized)
         let declared = try #require(response.head.headerFields[.contentLength].flatMap { Int($0) })
-        #expect(try TransportFixture.data(response).count == declared)
+        #expect(try await TransportFixture.data(response).count == declared)
     }
 
     @Test func streamedUnauthorizedBodyEnds() async throws {
         let transport = URLSessionTransport()
         let request = try TransportFixture.request(.get, TransportFixture.httpbin("/status/401"))
         let (declared, received) = try await Self.withinWatchdog {
-            let response = try await transport.send(request, options: Self.options(.stream()))
+            let response = try await transport.send(request, options: Self.options())
             let declared = response.head.headerFields[.contentLength].flatMap { Int($0) }
-            guard case .stream(let stream) = response.body else {
-                Issue.record("expected a streamed body, got \(response.body)")
-                return (declared, -1)
-            }
             var count = 0
-            for try await chunk in stream { count += chunk.count }
+            for try await chunk in try #require(response.body).chunks() { count += chunk.count }
             return (declared, count)
         }
         #expect(declared != nil)
@@ -74,7 +71,9 @@ struct URLSessionTransportChallengeTests {
     @Test func sessionServesLaterRequestsAfterAChallenge() async throws {
         let transport = URLSessionTransport()
         let unauthorized = try TransportFixture.request(.get, TransportFixture.httpbin("/basic-auth/u/p"))
-        _ = try await Self.withinWatchdog { try await transport.send(unauthorized, options: Self.options()) }
+        _ = try await Self.withinWatchdog {
+            try await TransportFixture.data(transport.send(unauthorized, options: Self.options()))
+        }
         let next = try TransportFixture.request(.get, TransportFixture.httpbin("/get"))
         let response = try await Self.withinWatchdog { try await transport.send(next, options: Self.options()) }
         #expect(response.head.status == .ok)

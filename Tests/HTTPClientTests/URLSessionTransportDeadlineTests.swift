@@ -53,10 +53,9 @@ struct URLSessionTransportDeadlineTests {
             .get, TransportFixture.fault("/slow?bytes=3000&chunks=3&interval=2.5"))
         let received = try await withWatchdog(seconds: 15) {
             let response = try await transport.send(
-                request, options: TransportOptions(responseBody: .stream(), deadline: .now + .seconds(4)))
-            guard case .stream(let stream) = response.body else { return -1 }
+                request, options: TransportOptions(deadline: .now + .seconds(4)))
             var count = 0
-            for try await chunk in stream { count += chunk.count }
+            for try await chunk in try #require(response.body).chunks() { count += chunk.count }
             return count
         }
         #expect(received == 3000)
@@ -67,25 +66,37 @@ struct URLSessionTransportDeadlineTests {
     @Test func slowProgressCallbackDoesNotStallOtherRequests() async throws {
         let slow = URLSessionTransport()
         let other = URLSessionTransport()
-        let download = try TransportFixture.request(.get, TransportFixture.fault("/bytes?n=200000"))
+        let upload = try TransportFixture.request(
+            .post, TransportFixture.fault("/hash"), body: HTTPBody(TransportFixture.pattern(200_000)))
         // Blocked for 8 s; the other request must not wait for that (6 s allows for a starved suite).
         let blocking = BlockingProgress(seconds: 8)
-        async let downloaded = slow.send(download, options: TransportOptions(progress: blocking.callback))
+        async let uploaded = slow.send(upload, options: TransportOptions(progress: blocking.callback))
         try await withWatchdog(seconds: 10) { await blocking.waitUntilBlocked() }
         let start = ContinuousClock.now
         let quick = try await other.send(
             try TransportFixture.request(.get, TransportFixture.fault("/bytes?n=10")), options: TransportOptions())
         #expect(quick.head.status == .ok)
         #expect(ContinuousClock.now - start < .seconds(6))
-        let response = try await downloaded
-        #expect(try TransportFixture.data(response).count == 200_000)
+        let response = try await uploaded
+        #expect(try await TransportFixture.json(response)["bytes"] as? Int == 200_000)
     }
 
-    @Test func everyProgressReportArrivesBeforeSendReturns() async throws {
+    @Test func everyUploadReportArrivesBeforeSendReturns() async throws {
         let transport = URLSessionTransport()
         let recorder = ProgressRecorder()
-        let request = try TransportFixture.request(.get, TransportFixture.fault("/bytes?n=300000"))
+        let request = try TransportFixture.request(
+            .post, TransportFixture.fault("/hash"), body: HTTPBody(TransportFixture.pattern(300_000)))
         _ = try await transport.send(request, options: TransportOptions(progress: recorder.callback))
+        let last = try #require(recorder.reports(.upload).last)
+        #expect(last.completed == 300_000)
+        #expect(last.expected == 300_000)
+    }
+
+    @Test func everyDownloadReportArrivesBeforeTheClientReturns() async throws {
+        let recorder = ProgressRecorder()
+        let request = try TransportFixture.request(.get, TransportFixture.fault("/bytes?n=300000"))
+        _ = try await Client(transport: URLSessionTransport()).send(
+            request, options: RequestOptions(progress: recorder.destination))
         let last = try #require(recorder.reports(.download).last)
         #expect(last.completed == 300_000)
         #expect(last.expected == 300_000)

@@ -9,16 +9,8 @@ import Testing
 struct URLSessionTransportDownloadTests {
     let transport = TransportFixture.transport
 
-    /// Reads a streamed body to its end.
-    private func collect(_ response: TransportResponse) async throws -> Data {
-        guard case .stream(let stream) = response.body else {
-            Issue.record("expected a streamed body, got \(response.body)")
-            return Data()
-        }
-        var data = Data()
-        for try await chunk in stream { data.append(chunk) }
-        return data
-    }
+    /// A client over the shared transport, no retries, so each failure shows as it is.
+    private var client: Client { Client(transport: transport, retry: .none) }
 
     /// Checks that the download reports end at `count` of `count` and never go backwards.
     private func expectComplete(_ recorder: ProgressRecorder, count: Int) {
@@ -32,10 +24,10 @@ struct URLSessionTransportDownloadTests {
     @Test func bufferedDownloadHasTheBytesAndReportsProgressAgainstContentLength() async throws {
         let count = 300_000
         let recorder = ProgressRecorder()
-        let response = try await transport.send(
+        let response = try await client.send(
             try TransportFixture.request(.get, TransportFixture.fault("/bytes?n=\(count)")),
-            options: TransportOptions(progress: recorder.callback))
-        #expect(try TransportFixture.data(response) == TransportFixture.pattern(count))
+            options: RequestOptions(progress: recorder.destination))
+        #expect(response.body == TransportFixture.pattern(count))
         let reports = recorder.reports(.download)
         #expect(reports.count > 1)
         #expect(reports.allSatisfy { $0.expected == Int64(count) })
@@ -44,20 +36,20 @@ struct URLSessionTransportDownloadTests {
 
     @Test func httpbinBytesDownloadInMemoryReachesFullProgress() async throws {
         let recorder = ProgressRecorder()
-        let response = try await transport.send(
+        let response = try await client.send(
             try TransportFixture.request(.get, TransportFixture.httpbin("/bytes/50000?seed=7")),
-            options: TransportOptions(progress: recorder.callback))
-        #expect(try TransportFixture.data(response).count == 50000)
+            options: RequestOptions(progress: recorder.destination))
+        #expect(response.body.count == 50000)
         expectComplete(recorder, count: 50000)
     }
 
     @Test func chunkedDownloadWithoutLengthReachesFullProgressAtTheEnd() async throws {
         let recorder = ProgressRecorder()
-        let response = try await transport.send(
+        let response = try await client.send(
             try TransportFixture.request(.get, TransportFixture.httpbin("/stream-bytes/80000?seed=3&chunk_size=4096")),
-            options: TransportOptions(responseBody: .stream(), progress: recorder.callback))
+            options: RequestOptions(progress: recorder.destination))
         #expect(response.head.contentLength == nil)
-        #expect(try await collect(response).count == 80000)
+        #expect(response.body.count == 80000)
         #expect(recorder.reports(.download).dropLast().allSatisfy { $0.expected == nil })
         expectComplete(recorder, count: 80000)
     }
@@ -65,9 +57,11 @@ struct URLSessionTransportDownloadTests {
     @Test func streamedDownloadYieldsEveryByteInOrder() async throws {
         let response = try await transport.send(
             try TransportFixture.request(.get, TransportFixture.fault("/slow?bytes=200000&chunks=20&interval=0.01")),
-            options: TransportOptions(responseBody: .stream()))
+            options: TransportOptions())
         #expect(response.head.status == .ok)
-        #expect(try await collect(response) == TransportFixture.pattern(200_000))
+        var data = Data()
+        for try await chunk in try #require(response.body).chunks() { data.append(chunk) }
+        #expect(data == TransportFixture.pattern(200_000))
     }
 
     @Test func fileDownloadIsMovedIntoPlaceComplete() async throws {
@@ -76,15 +70,11 @@ struct URLSessionTransportDownloadTests {
         let destination = directory.appendingPathComponent("download.bin")
         let recorder = ProgressRecorder()
         let count = 1_500_000
-        let response = try await transport.send(
-            try TransportFixture.request(.get, TransportFixture.fault("/bytes?n=\(count)")),
-            options: TransportOptions(responseBody: .file(destination: destination), progress: recorder.callback))
-        guard case .file(let url, let byteCount) = response.body else {
-            Issue.record("expected a file, got \(response.body)")
-            return
-        }
-        #expect(url == destination)
-        #expect(byteCount == Int64(count))
+        let response = try await client.download(
+            try TransportFixture.request(.get, TransportFixture.fault("/bytes?n=\(count)")), to: destination,
+            options: RequestOptions(progress: recorder.destination))
+        #expect(response.body == destination)
+        #expect(response.metrics.bytesReceived == Int64(count))
         #expect(try Data(contentsOf: destination) == TransportFixture.pattern(count))
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["download.bin"])
         expectComplete(recorder, count: count)
@@ -95,9 +85,8 @@ struct URLSessionTransportDownloadTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let destination = directory.appendingPathComponent("existing.bin")
         try Data("old content".utf8).write(to: destination)
-        _ = try await transport.send(
-            try TransportFixture.request(.get, TransportFixture.fault("/bytes?n=1000")),
-            options: TransportOptions(responseBody: .file(destination: destination)))
+        _ = try await client.download(
+            try TransportFixture.request(.get, TransportFixture.fault("/bytes?n=1000")), to: destination)
         #expect(try Data(contentsOf: destination) == TransportFixture.pattern(1000))
     }
 
@@ -109,9 +98,9 @@ struct URLSessionTransportDownloadTests {
         try Data("old content".utf8).write(to: existing)
         for destination in [fresh, existing] {
             let error = await #expect(throws: ClientError.self) {
-                try await transport.send(
+                try await client.download(
                     try TransportFixture.request(.get, TransportFixture.fault("/truncate?declared=100000&send=5000")),
-                    options: TransportOptions(responseBody: .file(destination: destination)))
+                    to: destination)
             }
             #expect(error?.code == .truncatedBody)
         }
@@ -122,19 +111,18 @@ struct URLSessionTransportDownloadTests {
     @Test func fileDownloadIntoAMissingDirectoryIsFileWriteFailed() async throws {
         let destination = TransportFixture.temporaryFile("missing-dir").appendingPathComponent("file.bin")
         let error = await #expect(throws: ClientError.self) {
-            try await transport.send(
-                try TransportFixture.request(.get, TransportFixture.fault("/bytes?n=10")),
-                options: TransportOptions(responseBody: .file(destination: destination)))
+            try await client.download(
+                try TransportFixture.request(.get, TransportFixture.fault("/bytes?n=10")), to: destination)
         }
         #expect(error?.code == .fileWriteFailed)
-        #expect(error?.message.contains(destination.path) == true)
+        #expect(error?.message.contains(destination.deletingLastPathComponent().path) == true)
     }
 
     @Test func bufferedBodyOverItsDeclaredLimitIsResponseTooLarge() async throws {
         let error = await #expect(throws: ClientError.self) {
-            try await transport.send(
+            try await client.send(
                 try TransportFixture.request(.get, TransportFixture.fault("/bytes?n=5000")),
-                options: TransportOptions(responseBody: .buffered(limit: 1000)))
+                options: RequestOptions(responseBodyLimit: 1000))
         }
         #expect(error?.code == .responseTooLarge)
         #expect(error?.response?.status == .ok)
@@ -142,37 +130,35 @@ struct URLSessionTransportDownloadTests {
 
     @Test func chunkedBodyGrowingPastTheLimitIsResponseTooLarge() async throws {
         let error = await #expect(throws: ClientError.self) {
-            try await transport.send(
+            try await client.send(
                 try TransportFixture.request(.get, TransportFixture.fault("/slow?bytes=50000&chunks=10&interval=0.01")),
-                options: TransportOptions(responseBody: .buffered(limit: 12000)))
+                options: RequestOptions(responseBodyLimit: 12000))
         }
         #expect(error?.code == .responseTooLarge)
     }
 
-    @Test func unreadStreamPastItsBufferLimitFails() async throws {
+    @Test func unreadBodyPastTheTransportBufferLimitFails() async throws {
         let response = try await transport.send(
             try TransportFixture.request(.get, TransportFixture.fault("/bytes?n=4000000")),
-            options: TransportOptions(responseBody: .stream(bufferLimit: 64 * 1024)))
+            options: TransportOptions(responseBufferLimit: 64 * 1024))
         try await Task.sleep(for: .milliseconds(500))  // the reader falls behind
-        let error = await #expect(throws: ClientError.self) { _ = try await collect(response) }
+        let error = await #expect(throws: ClientError.self) {
+            _ = try await TransportFixture.data(response)
+        }
         #expect(error?.code == .responseTooLarge)
     }
 
-    @Test func streamedResponseReturnsAtTheHeadBeforeTheBody() async throws {
+    @Test func responseReturnsAtTheHeadBeforeTheBody() async throws {
         let transport = URLSessionTransport()
         // The second half of the body comes 20 s after the first: `send` must not wait for it.
         let response = try await withWatchdog(seconds: 15) {
             try await transport.send(
                 try TransportFixture.request(.get, TransportFixture.fault("/slow?bytes=2000&chunks=2&interval=20")),
-                options: TransportOptions(responseBody: .stream()))
+                options: TransportOptions())
         }
         #expect(response.head.status == .ok)
         #expect(transport.delegate.activeTransferCount == 1)
-        guard case .stream(let stream) = response.body else {
-            Issue.record("expected a stream")
-            return
-        }
-        var iterator = stream.makeAsyncIterator()
+        var iterator = try #require(response.body).chunks().makeAsyncIterator()
         var first = Data()
         while first.count < 1000, let chunk = try await iterator.next() { first.append(chunk) }
         #expect(first == TransportFixture.pattern(1000))

@@ -14,7 +14,9 @@ struct URLSessionTransportErrorTests {
     let transport = TransportFixture.transport
 
     private func failure(_ request: HTTPRequest, options: TransportOptions = TransportOptions()) async -> ClientError? {
-        await #expect(throws: ClientError.self) { try await transport.send(request, options: options) }
+        await #expect(throws: ClientError.self) {
+            try await TransportFixture.data(transport.send(request, options: options))
+        }
     }
 
     @Test func connectionResetIsConnectionLost() async throws {

@@ -24,18 +24,14 @@ enum TransportFixture {
         try #require(URL(string: try TestServers.httpbin().absoluteString + pathAndQuery))
     }
 
-    /// The bytes of a buffered response body.
-    static func data(_ response: TransportResponse) throws -> Data {
-        guard case .data(let data) = response.body else {
-            Issue.record("expected a buffered body, got \(response.body)")
-            throw CancellationError()
-        }
-        return data
+    /// The bytes of a response body, read to its end.
+    static func data(_ response: TransportResponse) async throws -> Data {
+        try await response.body?.collect(upTo: 1 << 30) ?? Data()
     }
 
-    /// A buffered response body decoded as a JSON object.
-    static func json(_ response: TransportResponse) throws -> [String: Any] {
-        try #require(try JSONSerialization.jsonObject(with: data(response)) as? [String: Any])
+    /// A response body decoded as a JSON object.
+    static func json(_ response: TransportResponse) async throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: await data(response)) as? [String: Any])
     }
 
     /// The bytes of the fault server's pattern: byte `i` is `i % 256`.
@@ -126,6 +122,9 @@ final class ProgressRecorder: @unchecked Sendable {
     private var events: [TransferProgress] = []
 
     /// The callback to pass in ``TransportOptions/progress``.
+    var destination: ProgressDestination { .callback(callback) }
+
+    /// The callback to pass in ``TransportOptions/progress``.
     var callback: @Sendable (TransferProgress) -> Void { { [self] event in record(event) } }
 
     private func record(_ event: TransferProgress) {
@@ -152,7 +151,7 @@ struct URLSessionTransportTests {
         let response = try await transport.send(request, options: TransportOptions())
         #expect(response.head.status == .ok)
         #expect(response.head.contentType?.description.hasPrefix("application/json") == true)
-        let json = try TransportFixture.json(response)
+        let json = try await TransportFixture.json(response)
         #expect(json["method"] as? String == "GET")
         #expect((json["args"] as? [String: Any])?["q"] as? String == "heron")
         #expect((json["headers"] as? [String: Any])?["X-Heron"] as? String == "one")
@@ -164,7 +163,7 @@ struct URLSessionTransportTests {
             .post, TransportFixture.httpbin("/anything"), fields: ["Content-Type": "application/json"],
             body: HTTPBody(body))
         let response = try await transport.send(request, options: TransportOptions())
-        let json = try TransportFixture.json(response)
+        let json = try await TransportFixture.json(response)
         #expect(json["method"] as? String == "POST")
         #expect(json["data"] as? String == body)
         let headers = try #require(json["headers"] as? [String: Any])
@@ -177,7 +176,7 @@ struct URLSessionTransportTests {
         let request = try TransportFixture.request(
             .get, TransportFixture.fault("/headers"),
             fields: ["X-Repeat": "first", "X-Other": "middle", "X-Repeat": "second", "Cookie": "a=1", "Cookie": "b=2"])
-        let json = try TransportFixture.json(try await transport.send(request, options: TransportOptions()))
+        let json = try await TransportFixture.json(try await transport.send(request, options: TransportOptions()))
         #expect(json["x-repeat"] as? [String] == ["first, second"])
         #expect(json["x-other"] as? [String] == ["middle"])
         #expect(json["cookie"] as? [String] == ["a=1; b=2"])
@@ -187,7 +186,7 @@ struct URLSessionTransportTests {
         let request = try TransportFixture.request(
             .post, TransportFixture.fault("/hash"), fields: ["Content-Length": "999", "Transfer-Encoding": "chunked"],
             body: HTTPBody("12345"))
-        let json = try TransportFixture.json(try await transport.send(request, options: TransportOptions()))
+        let json = try await TransportFixture.json(try await transport.send(request, options: TransportOptions()))
         #expect(json["content_length"] as? Int == 5)
         #expect(json["chunked"] as? Bool == false)
         #expect(json["bytes"] as? Int == 5)
@@ -195,24 +194,24 @@ struct URLSessionTransportTests {
 
     @Test func bodyWithoutContentTypeIsNotLabelledAsAForm() async throws {
         let request = try TransportFixture.request(.post, TransportFixture.fault("/headers"), body: HTTPBody("x"))
-        let json = try TransportFixture.json(try await transport.send(request, options: TransportOptions()))
+        let json = try await TransportFixture.json(try await transport.send(request, options: TransportOptions()))
         #expect(json["content-type"] as? [String] == ["application/octet-stream"])
     }
 
     @Test func emptyFieldValueIsSentEmpty() async throws {
         let request = try TransportFixture.request(
             .get, TransportFixture.fault("/headers"), fields: ["X-Empty": "", "User-Agent": "heron-test"])
-        let json = try TransportFixture.json(try await transport.send(request, options: TransportOptions()))
+        let json = try await TransportFixture.json(try await transport.send(request, options: TransportOptions()))
         #expect(json["x-empty"] as? [String] == [""])
         #expect(json["user-agent"] as? [String] == ["heron-test"])
     }
 
     @Test func gzipBodyIsDecodedDespiteSmallerContentLength() async throws {
         let recorder = ProgressRecorder()
-        let response = try await transport.send(
+        let response = try await Client(transport: transport, retry: .none).send(
             try TransportFixture.request(.get, TransportFixture.httpbin("/gzip")),
-            options: TransportOptions(progress: recorder.callback))
-        let body = try TransportFixture.data(response)
+            options: RequestOptions(progress: recorder.destination))
+        let body = response.body
         #expect(response.head.headerFields[.contentEncoding] == "gzip")
         let json = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
         #expect(json["gzipped"] as? Bool == true)
@@ -236,7 +235,7 @@ struct URLSessionTransportTests {
             options: TransportOptions())
         #expect(set.head.status == .found)
         #expect(set.head.headerFields[values: .setCookie].contains { $0.hasPrefix("session=abc") })
-        let json = try TransportFixture.json(
+        let json = try await TransportFixture.json(
             try await transport.send(
                 try TransportFixture.request(.get, TransportFixture.httpbin("/cookies")), options: TransportOptions()))
         #expect((json["cookies"] as? [String: Any])?.isEmpty == true)
@@ -255,7 +254,7 @@ struct URLSessionTransportTests {
         let response = try await transport.send(
             try TransportFixture.request(.head, TransportFixture.fault("/bytes?n=1000")), options: TransportOptions())
         #expect(response.head.contentLength == 1000)
-        #expect(try TransportFixture.data(response).isEmpty)
+        #expect(try await TransportFixture.data(response).isEmpty)
     }
 
     @Test(arguments: ["/relative/path", "ftp://example.com/file", "mailto:someone@example.com"])

@@ -142,6 +142,29 @@ struct HTTPBodyInputStreamTests {
         #expect(error?.code == .unreadableStream)
     }
 
+    @Test("a stream closed before the read fails with unreadableStream saying so, without reading streamError")
+    func closedBeforeRead() async throws {
+        // A closed stream's read returns -1 with no error set; reading its streamError then
+        // traps on Linux, so this test crashes unless the status is checked first.
+        let closed = InputStream(data: Data("abc".utf8))
+        closed.open()
+        closed.close()
+        nonisolated(unsafe) let stream = closed
+        let body = HTTPBody(length: .known(3), iterationBehavior: .single) { stream }
+        let error = await #expect(throws: HTTPCoreError.self) { _ = try await readAll(body) }
+        #expect(error?.code == .unreadableStream)
+        #expect(error?.reason.contains("closed") == true)
+    }
+
+    @Test("a stream already open is read from where it is, not opened again")
+    func alreadyOpen() async throws {
+        let open = InputStream(data: Data("abc".utf8))
+        open.open()
+        nonisolated(unsafe) let stream = open
+        let body = HTTPBody(length: .known(3), iterationBehavior: .single) { stream }
+        #expect(try await readAll(body) == Data("abc".utf8))
+    }
+
     @Test("a pipe whose writer is slow is read whole: reads wait for bytes")
     func slowPipe() async throws {
         let pipe = TestPipe()

@@ -207,7 +207,7 @@ struct RewriteGapTests {
         let stub = StubTransport(fallback: .status(.ok, body: Data(count: 10)))
         let client = Client(baseURL: URL(string: "https://api.example.com")!, transport: stub)
         let seen = Seen()
-        _ = try await client.send(.get("x"), options: RequestOptions(progress: { seen.add($0.completed) }))
+        _ = try await client.send(.get("x"), options: RequestOptions(progress: .callback { seen.add($0.completed) }))
         #expect(seen.values.last == 10)
     }
 

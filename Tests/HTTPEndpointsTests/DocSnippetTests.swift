@@ -210,7 +210,7 @@ struct DocSnippetTests {
         let avatar = AvatarUpload(id: 7, caption: "me", image: MultipartFile(fileAt: imageFile))
         let (updates, continuation) = AsyncStream.makeStream(of: TransferProgress.self)
         var options = RequestOptions()
-        options.progressUpdates = continuation
+        options.progress = .updates(continuation)
         async let echo = client.call(upload, avatar, options: options)
         var sent: TransferProgress?
         for await update in updates where update.direction == .upload { sent = update }

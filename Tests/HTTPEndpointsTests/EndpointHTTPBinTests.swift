@@ -278,7 +278,7 @@ struct EndpointHTTPBinTests {
         let endpoint = Endpoint<Empty, URL>(.get, "/bytes/{n}", response: .file)
         let progress = Recorder<TransferProgress>()
         var options = RequestOptions()
-        options.progress = { progress.append($0) }
+        options.progress = .callback { progress.append($0) }
         try await Self.withTemporaryDirectory { directory in
             let destination = directory.appendingPathComponent("bytes.bin")
             let url = try await client.call(endpoint, to: destination, variables: ["n": count], options: options)

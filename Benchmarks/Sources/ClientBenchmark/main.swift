@@ -347,7 +347,7 @@ struct InstantTransport: ClientTransport {
 if which == "overhead" {
     var head = HTTPResponse(status: .ok)
     head.headerFields = try HTTPFields(["Content-Type": "text/plain", "Content-Length": "2"])
-    let instant = InstantTransport(response: TransportResponse(head: head, body: .data(Data("ok".utf8))))
+    let instant = InstantTransport(response: TransportResponse(head: head, body: HTTPBody("ok")))
     let client = try makeClient(transport: instant)
     let quiet = try makeClient(transport: instant, observer: false)
     let bare = try makeClient(transport: instant, interceptors: false, observer: false)

@@ -239,7 +239,7 @@ final class Demo: Sendable {
         resetPeakResident()
         let baseline = peakResidentBytes()
         let bar = ProgressBar("upload  ", direction: .upload, console: console)
-        let options = RequestOptions(progress: { bar.update($0) })
+        let options = RequestOptions(progress: .callback { bar.update($0) })
         let started = clock.now
         let response: ClientResponse<BodyDigest>
         do {
@@ -288,7 +288,7 @@ final class Demo: Sendable {
         guard smallSize == 102_400 else { throw StepFailure("httpbin's /bytes gave \(smallSize) bytes") }
 
         let bar = ProgressBar("download", direction: .download, console: console)
-        let options = RequestOptions(progress: { bar.update($0) })
+        let options = RequestOptions(progress: .callback { bar.update($0) })
         let clock = ContinuousClock()
         let started = clock.now
         let big: URL

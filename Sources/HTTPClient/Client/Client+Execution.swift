@@ -55,9 +55,12 @@ struct EventBuffer {
     mutating func flush() { emitter.emit(take()) }
 }
 
-/// The final exchange of an attempt: the response and the request that produced it.
+/// The final exchange of an attempt: the response, its body as delivered, and the request
+/// that produced it.
 struct Exchange: Sendable {
-    var response: TransportResponse
+    var head: HTTPResponse
+    var content: ResponseContent
+    var bytesSent: Int64?
     var request: HTTPRequest
     var redirects: Int
 }
@@ -83,7 +86,7 @@ extension Client {
         let start = ContinuousClock.now
         var events = EventBuffer(
             EventEmitter(hub: hub.isEmpty ? nil : hub, id: hub.isEmpty ? 0 : counter.next(), start: start))
-        defer { options.progressUpdates?.finish() }
+        defer { options.progress?.finish() }
         var record = CallRecord(start: start)
         do {
             let response = try await runAttempts(
@@ -113,8 +116,12 @@ extension Client {
         let retry = request.options.isEmpty ? self.retry : request.options[RetryOption.self] ?? self.retry
         let timeout = options.timeout ?? self.timeout
         let redirectLimit = max(0, options.redirectLimit ?? self.redirectLimit)
+        let progress = options.progress
+        var uploadProgress: (@Sendable (TransferProgress) -> Void)?
+        if let progress { uploadProgress = { progress.report($0) } }
         let transportOptions = TransportOptions(
-            idleTimeout: timeout, responseBody: mode, progress: options.progressHandler)
+            idleTimeout: timeout, responseBufferLimit: mode.transportBufferLimit, progress: uploadProgress,
+            deadlineCoversBody: mode.deadlineCoversBody)
         var attempt = 0
         while true {
             attempt += 1
@@ -141,21 +148,21 @@ extension Client {
                     // Called directly, not through a closure: the common case pays for no
                     // closure context and no extra async frame.
                     result = try await followRedirects(
-                        from: prepared, options: options, limit: redirectLimit, attempt: attempt, prelude: prelude,
-                        events: emitter)
+                        from: prepared, options: options, mode: mode, progress: progress, limit: redirectLimit,
+                        attempt: attempt, prelude: prelude, events: emitter)
                 } else {
                     result = try await withDeadlineTask(timeout ?? .zero, request: prepared) { [self, attempt] in
                         try await followRedirects(
-                            from: prepared, options: transportOptions, limit: redirectLimit, attempt: attempt,
-                            prelude: prelude, events: emitter)
+                            from: prepared, options: transportOptions, mode: mode, progress: progress,
+                            limit: redirectLimit, attempt: attempt, prelude: prelude, events: emitter)
                     }
                 }
                 exchange = result
                 record.redirects += result.redirects
-                record.bytesSent = result.response.bytesSent
-                record.bytesReceived = Self.byteCount(of: result.response.body)
-                outcome = .response(result.response.head, body: Self.bufferedBody(of: result.response.body))
-                events.record(.responseReceived(result.response.head, attempt: attempt))
+                record.bytesSent = result.bytesSent
+                record.bytesReceived = result.content.byteCount
+                outcome = .response(result.head, body: result.content.data)
+                events.record(.responseReceived(result.head, attempt: attempt))
             } catch {
                 let failure = ClientError.wrapping(error, request: prepared, fallback: .transport)
                 record.history.append(
@@ -169,7 +176,7 @@ extension Client {
             if let exchange {
                 record.history.append(
                     ClientError.Attempt(
-                        number: attempt, status: exchange.response.head.status, failure: nil,
+                        number: attempt, status: exchange.head.status, failure: nil,
                         duration: Self.seconds(since: attemptStart)))
             }
 
@@ -208,10 +215,10 @@ extension Client {
                 guard let exchange else {
                     throw ClientError(.transport, "the attempt produced no outcome", request: base)
                 }
-                var head = exchange.response.head
+                var head = exchange.head
                 if head.url == nil { head.url = exchange.request.url }
                 return ClientResponse(
-                    head: head, body: exchange.response.body, request: exchange.request, metrics: record.metrics())
+                    head: head, body: exchange.content, request: exchange.request, metrics: record.metrics())
             case .retry(let wait):
                 events.record(.retryScheduled(attempt: attempt, delay: wait, reason: reason))
                 events.flush()
@@ -219,13 +226,13 @@ extension Client {
             case .giveUp(let refusal):
                 throw ClientError(
                     .tooManyRetries, "gave up after \(attempt) attempts: \(refusal)", request: prepared,
-                    response: outcome.response, body: Self.bufferedBody(of: exchange?.response.body),
-                    underlying: failure, attempts: record.history)
+                    response: outcome.response, body: exchange?.content.data, underlying: failure,
+                    attempts: record.history)
             case .bodyNotReplayable:
                 throw ClientError(
                     .bodyNotReplayable,
                     "a retry was wanted (\(reason)) but the request body is a one-shot stream that cannot be sent again",
-                    request: prepared, response: outcome.response, body: Self.bufferedBody(of: exchange?.response.body),
+                    request: prepared, response: outcome.response, body: exchange?.content.data,
                     underlying: failure, attempts: record.history)
             }
         }
@@ -265,11 +272,12 @@ extension Client {
         return .proceed
     }
 
-    /// Sends `request` and follows redirects up to `limit`; delivers `prelude` with the first
-    /// `sent` event, and each `redirected` event with the next `sent`.
+    /// Sends `request` and follows redirects up to `limit`, then reads the final body as
+    /// `mode` asks; delivers `prelude` with the first `sent` event, and each `redirected`
+    /// event with the next `sent`.
     private func followRedirects(
-        from request: HTTPRequest, options: TransportOptions, limit: Int, attempt: Int, prelude: [ClientEvent],
-        events: EventEmitter
+        from request: HTTPRequest, options: TransportOptions, mode: ResponseBodyMode, progress: ProgressDestination?,
+        limit: Int, attempt: Int, prelude: [ClientEvent], events: EventEmitter
     ) async throws -> Exchange {
         var current = request
         var redirects = 0
@@ -282,7 +290,10 @@ extension Client {
             }
             let response = try await transport.send(current, options: options)
             guard limit > 0, let next = try RedirectFollower.nextRequest(after: current, response: response.head) else {
-                return Exchange(response: response, request: current, redirects: redirects)
+                let content = try await mode.receive(response, request: current, progress: progress)
+                return Exchange(
+                    head: response.head, content: content, bytesSent: response.bytesSent, request: current,
+                    redirects: redirects)
             }
             guard redirects < limit else {
                 throw ClientError(
@@ -356,19 +367,6 @@ extension Client {
             try await Task.sleep(for: wait)
         } else {
             try Task.checkCancellation()
-        }
-    }
-
-    private static func bufferedBody(of content: ResponseContent?) -> Data? {
-        if case .data(let data)? = content { return data }
-        return nil
-    }
-
-    private static func byteCount(of content: ResponseContent) -> Int64? {
-        switch content {
-        case .data(let data): return Int64(data.count)
-        case .file(_, let count): return count
-        case .stream: return nil
         }
     }
 

@@ -115,28 +115,7 @@ public final class Client: Sendable {
     {
         let options = options.applying(request)
         let response = try await execute(request, options: options, mode: .buffered(limit: options.responseBodyLimit))
-        do {
-            switch response.body {
-            case .data(let data): return response.replacingBody(data)
-            case .file(let url, _):
-                defer { try? FileManager.default.removeItem(at: url) }
-                return response.replacingBody(try Data(contentsOf: url))
-            case .stream(let stream):
-                var data = Data()
-                for try await chunk in stream {
-                    guard data.count + chunk.count <= options.responseBodyLimit else {
-                        throw ClientError(
-                            .responseTooLarge,
-                            "the response body exceeds the limit of \(options.responseBodyLimit) bytes",
-                            request: response.request, response: response.head)
-                    }
-                    data.append(chunk)
-                }
-                return response.replacingBody(data)
-            }
-        } catch {
-            throw ClientError.wrapping(error, request: response.request, fallback: .transport)
-        }
+        return response.replacingBody(response.body.data ?? Data())
     }
 
     /// Sends a request and writes the response body to a file.
@@ -163,27 +142,13 @@ public final class Client: Sendable {
         defer { try? FileManager.default.removeItem(at: partial) }
         let response = try await execute(
             request, options: options.applying(request), mode: .file(destination: partial))
-        do {
-            switch response.body {
-            case .file(let url, _):
-                // rename(2) replaces an existing file atomically (FileManager.replaceItemAt
-                // on Linux removes the original and can then fail, losing both).
-                guard rename(url.path, destination.path) == 0 else {
-                    throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: destination.path])
-                }
-            case .data(let data):
-                try data.write(to: destination, options: .atomic)
-            case .stream:
-                throw ClientError(
-                    .invalidResponse, "the transport returned a stream for a download", request: response.request,
-                    response: response.head)
-            }
-        } catch let error as ClientError {
-            throw error
-        } catch {
+        // rename(2) replaces an existing file atomically (FileManager.replaceItemAt on Linux
+        // removes the original and can then fail, losing both).
+        guard rename(partial.path, destination.path) == 0 else {
             throw ClientError(
-                .fileWriteFailed, "cannot write the response body to \(destination.path)", request: response.request,
-                response: response.head, underlying: error)
+                .fileWriteFailed,
+                "cannot move the response body to \(destination.path): \(String(cString: strerror(errno)))",
+                request: response.request, response: response.head)
         }
         return response.replacingBody(destination)
     }
@@ -193,7 +158,7 @@ public final class Client: Sendable {
     /// The call returns once the response head is in; read the body from
     /// ``ClientResponse/body``. At most ``RequestOptions/responseBodyLimit`` unread bytes
     /// are buffered (some transports cannot slow the server down). The call, its
-    /// `finished` observer event and its ``RequestOptions/progressUpdates`` end when the
+    /// `finished` observer event and its ``RequestOptions/progress`` stream end when the
     /// head arrives; failures of the body are thrown by the stream.
     /// - Parameters:
     ///   - request: The request.
@@ -208,24 +173,10 @@ public final class Client: Sendable {
         let options = options.applying(request)
         let response = try await execute(
             request, options: options, mode: .stream(bufferLimit: options.responseBodyLimit))
-        switch response.body {
-        case .stream(let stream): return response.replacingBody(stream)
-        case .data(let data): return response.replacingBody(ResponseStream(Self.singleChunk(data)))
-        case .file(let url, _):
-            defer { try? FileManager.default.removeItem(at: url) }
-            do {
-                return response.replacingBody(ResponseStream(Self.singleChunk(try Data(contentsOf: url))))
-            } catch {
-                throw ClientError.wrapping(error, request: response.request, fallback: .transport)
-            }
+        guard case .stream(let stream) = response.body else {
+            return response.replacingBody(ResponseStream(HTTPBody(response.body.data ?? Data())))
         }
-    }
-
-    private static func singleChunk(_ data: Data) -> AsyncThrowingStream<Data, any Error> {
-        AsyncThrowingStream { continuation in
-            if !data.isEmpty { continuation.yield(data) }
-            continuation.finish()
-        }
+        return response.replacingBody(stream)
     }
 
     /// The request with its URL resolved and the default header fields added.

@@ -119,12 +119,9 @@ extension RequestOptions {
         }
         if let progress = request.options[ProgressOption.self] {
             if let existing = options.progress {
-                options.progress = {
-                    existing($0)
-                    progress($0)
-                }
+                options.progress = .both(existing, .callback(progress))
             } else {
-                options.progress = progress
+                options.progress = .callback(progress)
             }
         }
         return options

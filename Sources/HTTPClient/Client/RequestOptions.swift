@@ -5,7 +5,7 @@ import HTTPCore
 /// ```swift
 /// var options = RequestOptions(timeout: .seconds(5))
 /// options.retriesNonIdempotent = true  // this POST carries an idempotency key
-/// options.progress = { print($0) }
+/// options.progress = .callback { print($0) }
 /// let response = try await client.send(request, options: options)
 /// ```
 public struct RequestOptions: Sendable {
@@ -16,21 +16,9 @@ public struct RequestOptions: Sendable {
     public var retriesNonIdempotent: Bool
     /// Values for the interceptors, available as ``InterceptorContext/values``.
     public var values: RequestValues
-    /// Called with upload and download progress, from any thread.
-    public var progress: (@Sendable (TransferProgress) -> Void)?
-    /// Receives the same progress as ``progress``; the client finishes it when the call
-    /// ends (for ``Client/stream(_:options:)``, when the response head arrives), so a
-    /// `for await` loop over its stream terminates.
-    ///
-    /// ```swift
-    /// let (updates, continuation) = AsyncStream.makeStream(of: TransferProgress.self)
-    /// var options = RequestOptions()
-    /// options.progressUpdates = continuation
-    /// async let file = client.download(request, to: destination, options: options)
-    /// for await update in updates { print(update.fractionCompleted ?? 0) }
-    /// _ = try await file
-    /// ```
-    public var progressUpdates: AsyncStream<TransferProgress>.Continuation?
+    /// Where upload and download progress goes, if anywhere: a callback or an
+    /// `AsyncStream`, which the client finishes when the call ends.
+    public var progress: ProgressDestination?
     /// The most bytes ``Client/send(_:options:)`` buffers; a larger response fails with
     /// ``ClientError/Code/responseTooLarge``. For streams, the most unread bytes buffered.
     public var responseBodyLimit: Int
@@ -50,17 +38,16 @@ public struct RequestOptions: Sendable {
     ///   - responseBodyLimit: The most bytes to buffer; 64 MiB by default.
     ///   - redirectLimit: The most redirects, or `nil` for the client's limit.
     ///   - interceptors: Interceptors for this call only, around the client's own.
-    ///   - progress: Called with upload and download progress, from any thread.
+    ///   - progress: Where upload and download progress goes, if anywhere.
     public init(
         timeout: Duration? = nil, retriesNonIdempotent: Bool = false, values: RequestValues = RequestValues(),
         responseBodyLimit: Int = RequestOptions.defaultResponseBodyLimit, redirectLimit: Int? = nil,
-        interceptors: [any Interceptor] = [], progress: (@Sendable (TransferProgress) -> Void)? = nil
+        interceptors: [any Interceptor] = [], progress: ProgressDestination? = nil
     ) {
         self.timeout = timeout
         self.retriesNonIdempotent = retriesNonIdempotent
         self.values = values
         self.progress = progress
-        self.progressUpdates = nil
         self.responseBodyLimit = responseBodyLimit
         self.redirectLimit = redirectLimit
         self.interceptors = interceptors
@@ -68,18 +55,48 @@ public struct RequestOptions: Sendable {
 
     /// The default ``responseBodyLimit``: 64 MiB.
     public static let defaultResponseBodyLimit = 64 * 1024 * 1024
+}
 
-    /// One callback feeding both progress sinks, or `nil` when neither is set.
-    var progressHandler: (@Sendable (TransferProgress) -> Void)? {
-        switch (progress, progressUpdates) {
-        case (nil, nil): return nil
-        case (let callback?, nil): return callback
-        case (nil, let continuation?): return { continuation.yield($0) }
-        case (let callback?, let continuation?):
-            return {
-                callback($0)
-                continuation.yield($0)
-            }
+/// Where a call reports how far its upload and download have got.
+///
+/// ```swift
+/// let (updates, continuation) = AsyncStream.makeStream(of: TransferProgress.self)
+/// var options = RequestOptions()
+/// options.progress = .updates(continuation)
+/// async let file = client.download(request, to: destination, options: options)
+/// for await update in updates { print(update.fractionCompleted ?? 0) }
+/// _ = try await file
+/// ```
+public enum ProgressDestination: Sendable {
+    /// Calls the closure with each report, from any thread, in order per direction.
+    case callback(@Sendable (TransferProgress) -> Void)
+    /// Yields each report to the stream, and finishes it when the call ends (for
+    /// ``Client/stream(_:options:)``, when the response head arrives), so a `for await`
+    /// loop over the stream terminates.
+    case updates(AsyncStream<TransferProgress>.Continuation)
+    /// Reports to both destinations, the first first.
+    indirect case both(ProgressDestination, ProgressDestination)
+
+    /// Hands `progress` to the destination.
+    /// - Parameter progress: The report.
+    public func report(_ progress: TransferProgress) {
+        switch self {
+        case .callback(let callback): callback(progress)
+        case .updates(let continuation): continuation.yield(progress)
+        case .both(let first, let second):
+            first.report(progress)
+            second.report(progress)
+        }
+    }
+
+    /// Finishes the streams among the destinations: the call reports nothing more.
+    public func finish() {
+        switch self {
+        case .callback: break
+        case .updates(let continuation): continuation.finish()
+        case .both(let first, let second):
+            first.finish()
+            second.finish()
         }
     }
 }

@@ -67,11 +67,11 @@ public final class StubTransport: ClientTransport, @unchecked Sendable {
     /// Records `request`, waits the reply's delay, and delivers the scripted reply.
     /// - Parameters:
     ///   - request: The request.
-    ///   - options: How to deliver the body and report progress.
+    ///   - options: Where upload progress goes.
     /// - Returns: The scripted response.
     /// - Throws: The scripted error, `CancellationError` when cancelled during a delay,
     ///   ``ClientError/Code/invalidRequest`` when nothing answers the request or its body
-    ///   cannot be read, ``ClientError/Code/responseTooLarge`` past the buffering limit.
+    ///   cannot be read.
     public func send(_ request: HTTPRequest, options: TransportOptions) async throws -> TransportResponse {
         let reply = lock.withLock { nextReply(for: request) }
         let bodyBytes = try await readBody(of: request, progress: options.progress)
@@ -88,10 +88,17 @@ public final class StubTransport: ClientTransport, @unchecked Sendable {
                 reply = try await handler(request)
             case .response(var head, let body):
                 if head.url == nil { head.url = request.url }
-                let content = try deliver(body, mode: options.responseBody, request: request, head: head)
-                Self.report(body.count, direction: .download, to: options.progress)
-                return TransportResponse(head: head, body: content, bytesSent: bodyBytes.map { Int64($0.count) })
+                let hasBody = request.method != .head && head.status.code != 204 && head.status.code != 304
+                return TransportResponse(
+                    head: head, body: hasBody ? Self.arriving(body) : nil, bytesSent: bodyBytes.map { Int64($0.count) })
             }
+        }
+    }
+
+    /// `data` as a body arriving in chunks of 16 KiB, as from a network.
+    private static func arriving(_ data: Data) -> HTTPBody {
+        HTTPBody(length: .known(Int64(data.count)), iterationBehavior: .multiple) {
+            HTTPBody(data).chunks(size: 16 * 1024)
         }
     }
 
@@ -119,50 +126,6 @@ public final class StubTransport: ClientTransport, @unchecked Sendable {
             throw ClientError(
                 .invalidRequest, "StubTransport could not read the request body: \(error)", request: request,
                 underlying: error)
-        }
-    }
-
-    private func deliver(
-        _ body: Data, mode: ResponseBodyMode, request: HTTPRequest, head: HTTPResponse
-    ) throws
-        -> ResponseContent
-    {
-        switch mode {
-        case .buffered(let limit):
-            guard body.count <= limit else {
-                throw ClientError(
-                    .responseTooLarge, "the response body of \(body.count) bytes exceeds the limit of \(limit)",
-                    request: request, response: head)
-            }
-            return .data(body)
-        case .file(let destination):
-            do {
-                let temporary = destination.deletingLastPathComponent()
-                    .appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString).partial")
-                try body.write(to: temporary)
-                if FileManager.default.fileExists(atPath: destination.path) {
-                    try FileManager.default.removeItem(at: destination)
-                }
-                try FileManager.default.moveItem(at: temporary, to: destination)
-            } catch {
-                throw ClientError(
-                    .fileWriteFailed, "cannot write the response body to \(destination.path)", request: request,
-                    response: head, underlying: error)
-            }
-            return .file(destination, byteCount: Int64(body.count))
-        case .stream:
-            let chunkSize = 16 * 1024
-            return .stream(
-                ResponseStream(
-                    AsyncThrowingStream { continuation in
-                        var offset = body.startIndex
-                        while offset < body.endIndex {
-                            let end = body.index(offset, offsetBy: chunkSize, limitedBy: body.endIndex) ?? body.endIndex
-                            continuation.yield(Data(body[offset..<end]))
-                            offset = end
-                        }
-                        continuation.finish()
-                    }))
         }
     }
 

@@ -9,7 +9,7 @@ import HTTPCore
 /// made, so no value can end the part's header section early. RFC 7578 §4.2 requires a
 /// `Content-Disposition` field on every part, and the initializers check it.
 ///
-/// The content's length is known when the part is made (a file's from `stat`), so a
+/// The content is an HTTPCore `HTTPBody` of known length (a file's from `stat`), so a
 /// form's total length is known before anything is read.
 ///
 /// ```swift
@@ -23,16 +23,10 @@ import HTTPCore
 /// form.append(part)
 /// ```
 public struct MultipartPart: Sendable {
-    enum Content: Sendable {
-        case data(Data)
-        case file(URL, size: Int64)
-        case inputStream(InputStreamSource, length: Int64)
-        case chunks(HTTPBody, length: Int64)
-    }
-
     /// The part's header fields, in the order they are written.
     public let headerFields: HTTPFields
-    let content: Content
+    /// The content: bytes, a file or a single-use stream, always of known length.
+    let body: HTTPBody
 
     /// Creates a part holding `data`.
     /// - Parameters:
@@ -40,7 +34,7 @@ public struct MultipartPart: Sendable {
     ///   - data: The content.
     /// - Throws: ``MultipartError/Code/invalidHeader`` when `Content-Disposition` is missing.
     public init(headerFields: HTTPFields, data: Data) throws(MultipartError) {
-        try self.init(checking: headerFields, content: .data(data))
+        try self.init(checking: headerFields, body: HTTPBody(data))
     }
 
     /// Creates a part whose content is the regular file at `url`, read when the form is encoded.
@@ -53,8 +47,13 @@ public struct MultipartPart: Sendable {
     ///   not a regular file or not readable; ``MultipartError/Code/invalidHeader`` when
     ///   `Content-Disposition` is missing.
     public init(headerFields: HTTPFields, fileAt url: URL) throws(MultipartError) {
-        let size = try FileDescriptor.regularFileSize(at: url)
-        try self.init(checking: headerFields, content: .file(url, size: size))
+        let body: HTTPBody
+        do {
+            body = try HTTPBody(fileAt: url)
+        } catch {
+            throw MultipartError(.unreadableFile, value: error.value, reason: error.reason, underlyingError: error)
+        }
+        try self.init(checking: headerFields, body: body)
     }
 
     /// Creates a part read once from `stream`, which must yield exactly `length` bytes.
@@ -69,7 +68,11 @@ public struct MultipartPart: Sendable {
     ///   ``MultipartError/Code/invalidHeader`` when `Content-Disposition` is missing.
     public init(headerFields: HTTPFields, stream: InputStream, length: Int64) throws(MultipartError) {
         try Self.check(length: length, of: headerFields)
-        try self.init(checking: headerFields, content: .inputStream(InputStreamSource(stream), length: length))
+        // The body is single-use, so it hands `stream` to one reader only: a read claims the
+        // body before it makes the stream.
+        nonisolated(unsafe) let stream = stream
+        try self.init(
+            checking: headerFields, body: HTTPBody(length: .known(length), iterationBehavior: .single) { stream })
     }
 
     /// Creates a part read once from an asynchronous sequence of chunks totalling `length` bytes.
@@ -87,18 +90,17 @@ public struct MultipartPart: Sendable {
         throws(MultipartError) where Chunks.Element == Data
     {
         try Self.check(length: length, of: headerFields)
-        try self.init(
-            checking: headerFields, content: .chunks(HTTPBody(stream: chunks, length: .known(length)), length: length))
+        try self.init(checking: headerFields, body: HTTPBody(stream: chunks, length: .known(length)))
     }
 
-    private init(checking headerFields: HTTPFields, content: Content) throws(MultipartError) {
+    private init(checking headerFields: HTTPFields, body: HTTPBody) throws(MultipartError) {
         guard headerFields.contains(.contentDisposition) else {
             throw MultipartError(
                 .invalidHeader, value: headerFields.description,
                 reason: "a form-data part needs a Content-Disposition field (RFC 7578 §4.2)")
         }
         self.headerFields = headerFields
-        self.content = content
+        self.body = body
     }
 
     private static func check(length: Int64, of fields: HTTPFields) throws(MultipartError) {
@@ -111,20 +113,14 @@ public struct MultipartPart: Sendable {
 
     /// The number of content bytes, not counting the header fields.
     public var contentLength: Int64 {
-        switch content {
-        case .data(let data): return Int64(data.count)
-        case .file(_, let size): return size
-        case .inputStream(_, let length), .chunks(_, let length): return length
+        guard case .known(let count) = body.length else {
+            preconditionFailure("every initializer makes a body of known length")
         }
+        return count
     }
 
     /// Whether the content can be read more than once (bytes and files can; streams cannot).
-    public var isReplayable: Bool {
-        switch content {
-        case .data, .file: return true
-        case .inputStream, .chunks: return false
-        }
-    }
+    public var isReplayable: Bool { body.isReplayable }
 
     /// The part as named in messages: its `Content-Disposition` value.
     var label: String { headerFields[.contentDisposition] ?? "part" }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 
 #if canImport(Glibc)
 import Glibc
@@ -30,9 +31,9 @@ enum DiskOutput {
         let temporary =
             url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent).\(UInt64.random(in: 0...UInt64.max)).partial").path
-        let output: FileDescriptor
+        let output: OutputFile
         do {
-            output = try FileDescriptor.createExclusively(temporary)
+            output = try OutputFile.createExclusively(temporary)
         } catch {
             // Name the destination the caller gave; the temporary file is ours.
             throw MultipartError(
@@ -51,8 +52,8 @@ enum DiskOutput {
             }
             for segment in layout.segments {
                 try checkCancellation(destination)
-                var reader = try SegmentReader(segment)
-                if let source = reader.fileDescriptor {
+                var reader = try SegmentReader(segment, chunkSize: chunkSize)
+                if let source = reader.file {
                     try flush()
                     try copyInKernel(
                         from: source, to: output, reader: &reader, chunkSize: chunkSize, destination: destination)
@@ -91,18 +92,14 @@ enum DiskOutput {
     }
 
     private static func copyInKernel(
-        from source: FileDescriptor, to output: FileDescriptor, reader: inout SegmentReader, chunkSize: Int,
+        from source: FileChunkReader, to output: OutputFile, reader: inout SegmentReader, chunkSize: Int,
         destination: String
     ) throws(MultipartError) {
         while reader.remaining > 0 {
             try checkCancellation(destination)
             let count = Int(min(Int64(max(chunkSize, inKernelChunk)), reader.remaining))
-            guard let copied = try output.copyInKernel(from: source, count: count) else { return }
-            if copied == 0 {
-                throw MultipartError(
-                    .fileChanged, value: source.path,
-                    reason: "the file ended \(reader.remaining) bytes early; it shrank while being encoded")
-            }
+            // At 0 the file ended early: the reads that follow report it.
+            guard let copied = try output.copyInKernel(from: source, count: count), copied > 0 else { return }
             reader.advance(by: copied)
         }
     }

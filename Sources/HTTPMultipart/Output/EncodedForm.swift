@@ -11,21 +11,25 @@ import HTTPCore
 /// ```
 public struct EncodedForm: Sendable {
     /// The body: bytes in memory, a file on disk or a stream, as `HTTPBody.source` tells.
+    /// Its length is known.
     public let body: HTTPBody
     /// `multipart/form-data` with the form's boundary.
     public let contentType: MediaType
-    /// The exact length of the body in bytes.
-    public let contentLength: Int64
 
     /// Creates an encoded form.
     /// - Parameters:
-    ///   - body: The body.
+    ///   - body: The body; its length must be known, as it is for every body a form encodes to.
     ///   - contentType: The media type with its boundary.
-    ///   - contentLength: The body's length.
-    public init(body: HTTPBody, contentType: MediaType, contentLength: Int64) {
+    public init(body: HTTPBody, contentType: MediaType) {
+        precondition(body.length != .unknown, "an encoded form's body has a known length")
         self.body = body
         self.contentType = contentType
-        self.contentLength = contentLength
+    }
+
+    /// The exact length of the body in bytes, the body's known length.
+    public var contentLength: Int64 {
+        guard case .known(let count) = body.length else { preconditionFailure("checked when the form was made") }
+        return count
     }
 
     /// The bytes, when the form was encoded in memory.

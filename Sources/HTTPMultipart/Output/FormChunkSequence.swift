@@ -66,7 +66,7 @@ struct FormChunkSequence: AsyncSequence, Sendable {
                 guard nextSegment < layout.segments.count else {
                     throw MultipartError(.lengthMismatch, value: "stream", reason: "the form ended before its length")
                 }
-                reader = try SegmentReader(layout.segments[nextSegment])
+                reader = try SegmentReader(layout.segments[nextSegment], chunkSize: chunkSize)
                 nextSegment += 1
             }
         }

@@ -16,7 +16,7 @@ enum MemoryOutput {
         defer { if !handedOver { buffer.deallocate() } }
         var position = 0
         for segment in layout.segments {
-            var reader = try SegmentReader(segment)
+            var reader = try SegmentReader(segment, chunkSize: MultipartForm.defaultChunkSize)
             while reader.remaining > 0 {
                 try await reader.prepare()
                 position += try reader.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[position..<count]))

@@ -9,7 +9,7 @@ extension MultipartForm {
     public func encodedInMemory() async throws(MultipartError) -> EncodedForm {
         let layout = try checkedLayout()
         let data = try await MemoryOutput.encode(layout)
-        return EncodedForm(body: HTTPBody(data), contentType: contentType, contentLength: layout.length)
+        return EncodedForm(body: HTTPBody(data), contentType: contentType)
     }
 
     /// Encodes the form into the file at `url`, in chunks of `chunkSize` bytes.
@@ -35,7 +35,7 @@ extension MultipartForm {
         } catch {
             throw MultipartError(.writeFailed, value: url.path, reason: error.reason, underlyingError: error)
         }
-        return EncodedForm(body: body, contentType: contentType, contentLength: layout.length)
+        return EncodedForm(body: body, contentType: contentType)
     }
 
     /// The form as a streaming body of exact, known length, read when sent.
@@ -54,7 +54,7 @@ extension MultipartForm {
         let body = HTTPBody(length: .known(layout.length), iterationBehavior: behavior) {
             CheckedChunks(base: sequence, fixedBoundary: check)
         }
-        return EncodedForm(body: body, contentType: contentType, contentLength: layout.length)
+        return EncodedForm(body: body, contentType: contentType)
     }
 
     /// Encodes the form in memory when it is smaller than `memoryThreshold` bytes, otherwise
@@ -84,7 +84,7 @@ extension MultipartForm {
     static func checkBoundary(_ boundary: MultipartBoundary, notIn parts: [MultipartPart]) throws(MultipartError) {
         let search = DelimiterSearch(Array("--\(boundary.value)".utf8))
         for part in parts {
-            guard case .data(let data) = part.content, search.occurs(in: data) else { continue }
+            guard case .data(let data) = part.body.source, search.occurs(in: data) else { continue }
             throw MultipartError(
                 .boundaryInContent, value: boundary.value,
                 reason: "the content of \(part.label) contains the delimiter of this fixed boundary; "

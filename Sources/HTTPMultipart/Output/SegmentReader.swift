@@ -3,13 +3,16 @@ import HTTPCore
 
 /// Reads one segment of a form's body, checking that a part yields exactly its declared length.
 ///
-/// Reads are synchronous into a caller's buffer; ``prepare()`` awaits the next chunk of an
-/// asynchronous part first, so no buffer pointer is held across a suspension.
+/// A part's content is read through its `HTTPBody`: bytes in place, a file with HTTPCore's
+/// `FileChunkReader` (which fails when the file no longer has the size it had when the part
+/// was made), a stream with `HTTPBody.chunks(size:)` (which allows one read of a single-use
+/// body and enforces its length). Reads are synchronous into a caller's buffer;
+/// ``prepare()`` awaits the next chunk of a stream part first, so no buffer pointer is held
+/// across a suspension.
 struct SegmentReader {
     private enum Source {
         case bytes(Data, offset: Int)
-        case file(FileDescriptor)
-        case stream(InputStreamSource)
+        case file(FileChunkReader)
         case chunks(HTTPBody.Chunks.AsyncIterator, leftover: Data)
     }
 
@@ -18,7 +21,11 @@ struct SegmentReader {
     /// The bytes still to read.
     private(set) var remaining: Int64
 
-    init(_ segment: FormLayout.Segment) throws(MultipartError) {
+    /// Starts reading `segment`; a file part's file is opened now.
+    /// - Parameters:
+    ///   - segment: The segment to read.
+    ///   - chunkSize: The most bytes to read from a stream part at a time.
+    init(_ segment: FormLayout.Segment, chunkSize: Int) throws(MultipartError) {
         switch segment {
         case .bytes(let data):
             source = .bytes(data, offset: 0)
@@ -27,39 +34,33 @@ struct SegmentReader {
         case .content(let part):
             label = part.label
             remaining = part.contentLength
-            switch part.content {
+            switch part.body.source {
             case .data(let data):
                 source = .bytes(data, offset: 0)
-            case .file(let url, let size):
-                let (descriptor, now) = try FileDescriptor.openRegularFileForReading(url)
-                guard now == size else {
-                    throw MultipartError(
-                        .fileChanged, value: url.path,
-                        reason: "the file had \(size) bytes when added and has \(now) now")
+            case .file(let url):
+                do {
+                    source = .file(try FileChunkReader(url: url, expectedSize: part.contentLength))
+                } catch {
+                    throw Self.fileError(error)
                 }
-                source = .file(descriptor)
-            case .inputStream(let stream, _):
-                guard stream.take() else {
-                    throw MultipartError(
-                        .streamConsumed, value: part.label,
-                        reason: "the part's input stream was read by an earlier encoding; a stream can be read once")
-                }
-                stream.open()
-                source = .stream(stream)
-            case .chunks(let body, _):
-                source = .chunks(body.chunks().makeAsyncIterator(), leftover: Data())
+            case .stream:
+                let size = Int(min(Int64(chunkSize), max(part.contentLength, 1)))
+                source = .chunks(part.body.chunks(size: size).makeAsyncIterator(), leftover: Data())
             }
         }
     }
 
-    /// The open file of a file segment, for in-kernel copies.
-    var fileDescriptor: FileDescriptor? {
-        if case .file(let descriptor) = source { return descriptor }
+    /// The reader of a file segment, for in-kernel copies from its descriptor.
+    var file: FileChunkReader? {
+        if case .file(let reader) = source { return reader }
         return nil
     }
 
     /// Records that `count` bytes were consumed outside ``read(into:)`` (by an in-kernel copy).
-    mutating func advance(by count: Int) { remaining -= Int64(count) }
+    mutating func advance(by count: Int) {
+        if case .file(let reader) = source { reader.advance(by: count) }
+        remaining -= Int64(count)
+    }
 
     /// The bytes of a bytes segment, for writing without a copy.
     var wholeBytes: Data? {
@@ -67,15 +68,14 @@ struct SegmentReader {
         return nil
     }
 
-    /// Awaits the next chunk of an asynchronous part when none is buffered.
+    /// Awaits the next chunk of a stream part when none is buffered.
     mutating func prepare() async throws(MultipartError) {
         guard remaining > 0, case .chunks(var iterator, let leftover) = source, leftover.isEmpty else { return }
         source = .bytes(Data(), offset: 0)
         let chunk = try await Self.next(&iterator, label: label)
         guard let chunk else {
             throw MultipartError(
-                .lengthMismatch, value: label, reason: "the chunk sequence ended with \(remaining) bytes still expected"
-            )
+                .lengthMismatch, value: label, reason: "the stream ended with \(remaining) bytes still expected")
         }
         source = .chunks(iterator, leftover: chunk)
     }
@@ -94,22 +94,14 @@ struct SegmentReader {
             }
             count = want
             source = .bytes(data, offset: offset + want)
-        case .file(let descriptor):
+        case .file(let reader):
+            // Each read returns at least one byte before the declared end, or throws.
             while count < want {
-                let got = try descriptor.read(into: UnsafeMutableRawBufferPointer(rebasing: target[count...]))
-                if got == 0 {
-                    throw MultipartError(
-                        .fileChanged, value: descriptor.path,
-                        reason: "the file ended \(remaining - Int64(count)) bytes early; it shrank while being encoded")
+                do {
+                    count += try reader.read(into: UnsafeMutableRawBufferPointer(rebasing: target[count...]))
+                } catch {
+                    throw Self.fileError(error)
                 }
-                count += got
-            }
-        case .stream(let stream):
-            count = try stream.read(into: target, label: label)
-            if count == 0 {
-                throw MultipartError(
-                    .lengthMismatch, value: label,
-                    reason: "the input stream ended with \(remaining) bytes still expected")
             }
         case .chunks(let iterator, let leftover):
             count = min(want, leftover.count)
@@ -122,34 +114,36 @@ struct SegmentReader {
         return count
     }
 
-    /// Checks that a stream part has nothing past its declared length, and closes it.
+    /// Checks that a file or stream part has nothing past its declared length, and closes a file.
     mutating func finish() async throws(MultipartError) {
         switch source {
-        case .stream(let stream):
-            defer { stream.close() }
-            var extra: UInt8 = 0
-            let more = try withUnsafeMutableBytes(of: &extra) { buffer throws(MultipartError) in
-                try stream.read(into: buffer, label: label)
+        case .file(let reader):
+            defer { reader.close() }
+            do {
+                // At the declared end the reader reads once more, to check that the file ends too.
+                _ = try reader.read(into: UnsafeMutableRawBufferPointer(start: nil, count: 0))
+            } catch {
+                throw Self.fileError(error)
             }
-            if more > 0 {
-                throw MultipartError(
-                    .lengthMismatch, value: label, reason: "the input stream has more bytes than its declared length")
-            }
-        case .chunks(var iterator, let leftover):
-            if !leftover.isEmpty {
-                throw MultipartError(
-                    .lengthMismatch, value: label, reason: "the chunk sequence has more bytes than its declared length")
-            }
+        case .chunks(var iterator, _):
             source = .bytes(Data(), offset: 0)
-            if try await Self.next(&iterator, label: label) != nil {
-                throw MultipartError(
-                    .lengthMismatch, value: label, reason: "the chunk sequence has more bytes than its declared length")
-            }
-        case .bytes, .file:
+            // The iterator enforces the declared length: past it, it throws rather than
+            // returning a chunk.
+            _ = try await Self.next(&iterator, label: label)
+        case .bytes:
             break
         }
     }
 
+    /// A failure of reading a file part, naming the file: a file that ended early or grew is
+    /// ``MultipartError/Code/fileChanged``.
+    private static func fileError(_ error: HTTPCoreError) -> MultipartError {
+        MultipartError(
+            error.code == .bodyLengthMismatch ? .fileChanged : .unreadableFile, value: error.value,
+            reason: error.reason, underlyingError: error)
+    }
+
+    /// The next chunk of a stream part, its failures named after the part.
     private static func next(
         _ iterator: inout HTTPBody.Chunks.AsyncIterator, label: String
     ) async throws(MultipartError)
@@ -162,14 +156,15 @@ struct SegmentReader {
         } catch let error as HTTPCoreError where error.code == .bodyAlreadyConsumed {
             throw MultipartError(
                 .streamConsumed, value: label,
-                reason: "the part's chunk sequence was read by an earlier encoding; it can be read once",
+                reason: "the part's stream was read by an earlier encoding; it can be read once",
                 underlyingError: error)
+        } catch let error as HTTPCoreError {
+            throw MultipartError(.streamFailed, value: label, reason: error.reason, underlyingError: error)
         } catch let error as MultipartError {
             throw error
         } catch {
             throw MultipartError(
-                .streamFailed, value: label, reason: "the chunk sequence threw: \(error)",
-                underlyingError: StreamFailure(description: "\(error)"))
+                .streamFailed, value: label, reason: "the chunk sequence threw: \(error)", underlyingError: error)
         }
     }
 }

@@ -110,7 +110,7 @@ struct RestingKitSeedExamples {
     // what: progress reported while an upload runs, then the response
     static func restingKit9(client: Client, form: ImageUpload) async {
         var options = RequestOptions()
-        options.progress = { print($0) }
+        options.progress = .callback { print($0) }
         do {
             print("Uploaded: \(try await client.response(for: upload, form, options: options))")
         } catch {
@@ -140,7 +140,7 @@ struct RestingKitSeedExamples {
     struct MyTransport: ClientTransport {
         func send(_ request: HTTPRequest, options: TransportOptions) async throws -> TransportResponse {
             // Send the request (its body is bytes, a file or a stream), reporting to options.progress.
-            TransportResponse(head: HTTPResponse(status: .noContent), body: .data(Data()))
+            TransportResponse(head: HTTPResponse(status: .noContent), body: nil)
         }
     }
 

@@ -16,8 +16,8 @@ import Darwin
 /// atomic `rename(2)` on the same file system: the destination holds either its old
 /// content or the whole new body, never a partial one.
 ///
-/// Not `Sendable`: a file belongs to one ``URLSessionTransfer`` and is used under its lock.
-final class URLSessionDownloadFile {
+/// Not `Sendable`: a file belongs to the one attempt that writes it.
+final class DownloadFile {
     let destination: URL
     let temporary: URL
     private let request: HTTPRequest

@@ -11,19 +11,20 @@ import FoundationNetworking
 /// server answered: it does not follow redirects (a 3xx comes back as it is), keep
 /// cookies or cache responses, so the client and its interceptors decide all of that.
 ///
-/// - Request bodies: bytes go out as one buffer and files are read in constant memory, both
-///   with `Content-Length` (a file may go chunked instead: see
-///   ``Configuration/fileUploadMode``); streams go out chunked, read in constant memory.
+/// - Request bodies: bytes go out as one buffer, and files and streams are read in constant
+///   memory; all go out with `Content-Length` when their length is known (a file may go
+///   chunked instead: see ``Configuration/fileUploadMode``), streams of unknown length
+///   chunked.
 ///   `Content-Length` and `Transfer-Encoding` in the request's fields are replaced by the
 ///   framing the body needs.
-/// - Response bodies: buffered, written to a file, or streamed, as
-///   ``TransportOptions/responseBody`` asks.
+/// - Response bodies: handed over as they arrive, as an ``HTTPBody`` read once; at most
+///   ``TransportOptions/responseBufferLimit`` unread bytes are held.
 /// - Cancelling the task that awaits ``send(_:options:)`` cancels the network request and
 ///   throws `CancellationError` at once.
 ///
 /// URLSession on Linux (swift-corelibs-foundation) has limits this transport works around
-/// or documents: the idle timeout is rounded up to whole seconds, a streamed response has
-/// no backpressure (hence the buffer limit of ``ResponseBodyMode/stream(bufferLimit:)``),
+/// or documents: the idle timeout is rounded up to whole seconds, a response body has
+/// no backpressure (hence ``TransportOptions/responseBufferLimit``),
 /// and server-trust challenges never reach a delegate, so certificate pinning is
 /// available only on Apple platforms. Header fields are sent and received through
 /// dictionaries: repeated request fields are combined into one line (RFC 9110 §5.3), and
@@ -33,7 +34,8 @@ import FoundationNetworking
 /// let transport = URLSessionTransport(configuration: .init(maximumConnectionsPerHost: 32))
 /// let request = HTTPRequest(url: URL(string: "https://example.com/")!)
 /// let response = try await transport.send(request, options: TransportOptions())
-/// if case .data(let bytes) = response.body { print(response.head.status, bytes.count) }
+/// let bytes = try await response.body?.collect(upTo: 1 << 20) ?? Data()
+/// print(response.head.status, bytes.count)
 /// ```
 public final class URLSessionTransport: ClientTransport {
     /// How a ``URLSessionTransport`` sends file bodies.
@@ -128,29 +130,26 @@ public final class URLSessionTransport: ClientTransport {
     ///
     /// - Parameters:
     ///   - request: The request, with an absolute `http` or `https` URL.
-    ///   - options: Where the body goes, the idle timeout (rounded up to whole seconds,
-    ///     at least one) and a progress callback.
-    /// - Returns: The response head and the body in the form asked for; for
-    ///   ``ResponseBodyMode/stream(bufferLimit:)`` this returns once the head arrives.
+    ///   - options: The idle timeout (rounded up to whole seconds, at least one), the
+    ///     deadline, the most unread body bytes to hold, and an upload progress callback.
+    /// - Returns: Once the head arrives: the head, and the body as it arrives.
     /// - Throws: `CancellationError` when the task is cancelled; ``ClientError`` otherwise:
     ///   ``ClientError/Code/cannotConnect``, ``ClientError/Code/connectionLost``,
-    ///   ``ClientError/Code/truncatedBody``, ``ClientError/Code/timedOut``,
-    ///   ``ClientError/Code/invalidResponse``, ``ClientError/Code/responseTooLarge``,
-    ///   ``ClientError/Code/fileWriteFailed``, ``ClientError/Code/invalidRequest`` or
-    ///   ``ClientError/Code/transport``.
+    ///   ``ClientError/Code/timedOut``, ``ClientError/Code/invalidResponse``,
+    ///   ``ClientError/Code/invalidRequest`` or ``ClientError/Code/transport``. The body's
+    ///   reads throw these too, and ``ClientError/Code/truncatedBody`` and
+    ///   ``ClientError/Code/responseTooLarge``.
     public func send(_ request: HTTPRequest, options: TransportOptions) async throws -> TransportResponse {
         try Task.checkCancellation()
         let urlRequest = try request.makeURLRequest(idleTimeout: options.idleTimeout)
         let transfer = URLSessionTransfer(request: request, options: options)
-        let deadline = options.deadline.map { deadline in
-            let allowed = deadline - .now
+        if let deadline = options.deadline {
             // Strongly (a weak reference would move every retain of the transfer to a slower
-            // path): `finish` below releases the action, even while its entry waits in the heap.
-            return deadlines.schedule(at: deadline) {
-                transfer.timeOut(with: Self.timeoutError(for: transfer.request, allowed: allowed))
-            }
+            // path): the transfer finishes the entry once the deadline no longer matters,
+            // which releases the action even while the entry waits in the heap.
+            let entry = deadlines.schedule(at: deadline) { transfer.deadlinePassed() }
+            transfer.stopDeadline { [deadlines] in deadlines.finish(entry) }
         }
-        defer { if let deadline { deadlines.finish(deadline) } }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 guard transfer.prepare(continuation) else { return }
@@ -186,13 +185,6 @@ public final class URLSessionTransport: ClientTransport {
     /// ``TransportOptions/deadline`` and cancels its URLSession task.
     public var enforcesDeadline: Bool { true }
 
-    /// The error of a request whose deadline passed, `allowed` after the call began.
-    private static func timeoutError(for request: HTTPRequest, allowed: Duration) -> ClientError {
-        ClientError(
-            .timedOut, "no response within \(allowed), the time left to the deadline when the call began",
-            request: request)
-    }
-
     /// What URLSession reads a file or stream body from: the file directly when its size
     /// is known, the body's own `InputStream` when it is made from streams, else a pump
     /// from the body's chunks.
@@ -216,24 +208,25 @@ public final class URLSessionTransport: ClientTransport {
         }
     }
 
-    #if canImport(FoundationNetworking)
-    /// Makes URLSession on Linux send a body stream of `size` bytes with `Content-Length`
-    /// instead of chunked.
+    /// Makes URLSession send a body stream of `size` bytes with `Content-Length` instead of
+    /// chunked.
     ///
-    /// swift-corelibs-foundation gives libcurl no length for a body stream, so libcurl
+    /// On Linux, swift-corelibs-foundation gives libcurl no length for a body stream, so libcurl
     /// frames it chunked, adding `Transfer-Encoding: chunked` even next to a
     /// `Content-Length` of ours (a request with both is rejected: RFC 9112 §6.3). A
     /// `Transfer-Encoding` field whose value is blank is how libcurl is told to send no
     /// such field (it then never chooses chunked framing), and corelibs passes a
     /// one-space value through as exactly that. libcurl then sends the bytes the stream
-    /// gives, which the file reader keeps to `size`: a shorter file fails the request
+    /// gives, which the body source keeps to `size`: a shorter body fails the request
     /// instead of leaving the server waiting. About as fast as a chunked stream, where
-    /// `uploadTask(fromFile:)` runs several times slower.
+    /// `uploadTask(fromFile:)` runs several times slower. Elsewhere CFNetwork sends a body
+    /// stream with the `Content-Length` the request sets.
     static func frameWithContentLength(_ urlRequest: inout URLRequest, size: Int64) {
         urlRequest.setValue(String(size), forHTTPHeaderField: "Content-Length")
+        #if canImport(FoundationNetworking)
         urlRequest.setValue(" ", forHTTPHeaderField: "Transfer-Encoding")
+        #endif
     }
-    #endif
 
     /// The queue that creates, starts and invalidates URLSession tasks and sessions.
     static let submitQueue = DispatchQueue(label: "Heron.URLSessionTransport.submit")
@@ -255,7 +248,12 @@ public final class URLSessionTransport: ClientTransport {
             }
             #endif
             return session.uploadTask(with: urlRequest, fromFile: url)
-        case .file, .stream:
+        case .stream:
+            // A stream of known length keeps it: a streamed multipart form reaches the
+            // server with its exact length, and servers that refuse chunked bodies take it.
+            if case .known(let size) = body.length { Self.frameWithContentLength(&urlRequest, size: size) }
+            return streamedTask(for: body, urlRequest: &urlRequest, transfer: transfer)
+        case .file:
             return streamedTask(for: body, urlRequest: &urlRequest, transfer: transfer)
         }
     }
@@ -264,7 +262,7 @@ public final class URLSessionTransport: ClientTransport {
     private func streamedTask(
         for body: HTTPBody, urlRequest: inout URLRequest, transfer: URLSessionTransfer
     ) -> URLSessionTask {
-        let source = makeBodySource(for: body) { [weak transfer] error in transfer?.bodyFailed(error) }
+        let source = makeBodySource(for: body) { [weak transfer] error in transfer?.requestBodyFailed(error) }
         transfer.attach(source)
         urlRequest.httpBodyStream = source.makeInputStream()
         return session.dataTask(with: urlRequest)

@@ -1,0 +1,147 @@
+import Foundation
+import HTTPCore
+
+/// How the client hands a response body to its caller: built once here, on the body a
+/// transport returns, for every transport.
+enum ResponseBodyMode: Sendable, Hashable {
+    /// In memory, failing with ``ClientError/Code/responseTooLarge`` past `limit` bytes.
+    case buffered(limit: Int)
+    /// Into the file at `destination`, moved into place only once complete; a partial
+    /// file is removed on failure, and an existing file is replaced only on success.
+    case file(destination: URL)
+    /// As a ``ResponseStream``, at most `bufferLimit` unread bytes held.
+    case stream(bufferLimit: Int)
+
+    /// The most unread bytes the transport may hold: the buffering limit for a buffered
+    /// body (it is read as it arrives, so never more piles up), the stream's limit, and
+    /// for a file as much as may wait for the disk.
+    var transportBufferLimit: Int {
+        switch self {
+        case .buffered(let limit): return limit
+        case .file: return 64 * 1024 * 1024
+        case .stream(let limit): return limit
+        }
+    }
+
+    /// Whether an attempt's deadline also covers the body: for all but a stream, which
+    /// belongs to its reader once the head is in.
+    var deadlineCoversBody: Bool {
+        if case .stream = self { return false }
+        return true
+    }
+
+    /// Reads `response`'s body as this mode asks.
+    /// - Parameters:
+    ///   - response: What the transport returned.
+    ///   - request: The request it answers, for errors.
+    ///   - progress: Where download progress goes.
+    /// - Returns: The body: bytes, a file, or a stream.
+    /// - Throws: ``ClientError``: the body's own failures, ``ClientError/Code/responseTooLarge``
+    ///   and ``ClientError/Code/fileWriteFailed``.
+    func receive(
+        _ response: TransportResponse, request: HTTPRequest, progress: ProgressDestination?
+    ) async throws -> ResponseContent {
+        var meter = DownloadMeter(head: response.head, hasBody: response.body != nil, progress: progress)
+        switch self {
+        case .buffered(let limit):
+            guard let body = response.body else { return .data(Data()) }
+            if let declared = meter.expected, declared > Int64(limit) {
+                throw Self.tooLarge(limit: limit, size: "of \(declared) bytes", response.head, request)
+            }
+            var data = Data()
+            // Reserve what the server declared, but not more than 4 MiB on its word alone.
+            if let declared = meter.expected, declared > 0 { data.reserveCapacity(Int(min(declared, 4 << 20))) }
+            for try await chunk in body.chunks() {
+                guard data.count + chunk.count <= limit else {
+                    throw Self.tooLarge(limit: limit, size: "longer than \(limit) bytes", response.head, request)
+                }
+                data.append(chunk)
+                meter.received(chunk.count)
+            }
+            meter.finished()
+            return .data(data)
+        case .file(let destination):
+            let file = try DownloadFile(destination: destination, request: request, response: response.head)
+            do {
+                if let body = response.body {
+                    for try await chunk in body.chunks() {
+                        try file.write(chunk)
+                        meter.received(chunk.count)
+                    }
+                }
+                let url = try file.commit()
+                meter.finished()
+                return .file(url, byteCount: meter.count)
+            } catch {
+                file.discard()
+                throw error
+            }
+        case .stream:
+            guard let body = response.body else { return .stream(ResponseStream(.empty)) }
+            guard progress != nil else { return .stream(ResponseStream(body)) }
+            let counter = Locked(meter)
+            return .stream(ResponseStream(body) { count in counter.withLock { $0.received(count) } })
+        }
+    }
+
+    private static func tooLarge(
+        limit: Int, size: String, _ head: HTTPResponse, _ request: HTTPRequest
+    ) -> ClientError {
+        ClientError(
+            .responseTooLarge, "the response body \(size) exceeds the buffering limit of \(limit) bytes",
+            request: request, response: head)
+    }
+}
+
+/// A response body as the client delivers it.
+enum ResponseContent: Sendable {
+    /// The whole body in memory.
+    case data(Data)
+    /// The whole body in a file at this URL, `byteCount` bytes long.
+    case file(URL, byteCount: Int64)
+    /// The body as it arrives.
+    case stream(ResponseStream)
+
+    /// The bytes, for a body in memory.
+    var data: Data? {
+        if case .data(let data) = self { return data }
+        return nil
+    }
+
+    /// The number of bytes, when the whole body was read.
+    var byteCount: Int64? {
+        switch self {
+        case .data(let data): return Int64(data.count)
+        case .file(_, let count): return count
+        case .stream: return nil
+        }
+    }
+}
+
+/// Counts the bytes of a response body as they are read and reports download progress.
+struct DownloadMeter: Sendable {
+    /// The length the server declared and the body will have (not for an encoded body,
+    /// which URLSession and others decode); 0 when there is no body.
+    let expected: Int64?
+    private(set) var count: Int64 = 0
+    private let progress: ProgressDestination?
+
+    init(head: HTTPResponse, hasBody: Bool, progress: ProgressDestination?) {
+        let encoded = head.headerFields[.contentEncoding].map { $0.lowercased() != "identity" } ?? false
+        expected = hasBody ? (encoded ? nil : head.contentLength) : 0
+        self.progress = progress
+    }
+
+    /// Counts `bytes` more.
+    mutating func received(_ bytes: Int) {
+        count += Int64(bytes)
+        guard let progress else { return }
+        progress.report(TransferProgress(direction: .download, completed: count, expected: expected))
+    }
+
+    /// Reports 100% if the last report fell short of the final count.
+    func finished() {
+        guard let progress, expected != count else { return }
+        progress.report(TransferProgress(direction: .download, completed: count, expected: count))
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import HTTPCore
+
+/// A response body arriving in chunks, from ``Client/stream(_:options:)``.
+///
+/// Iterate it once. Chunks that the reader has not consumed are buffered up to the
+/// call's ``RequestOptions/responseBodyLimit``; releasing the stream unread, or
+/// cancelling the task that reads it, stops the network work.
+public struct ResponseStream: AsyncSequence, Sendable {
+    /// A chunk of bytes.
+    public typealias Element = Data
+
+    private let chunks: HTTPBody.Chunks
+    private let onChunk: (@Sendable (Int) -> Void)?
+
+    /// Wraps a stream of chunks.
+    /// - Parameter base: The chunks; it ends with the body or throws its failure.
+    public init(_ base: AsyncThrowingStream<Data, any Error>) {
+        self.init(HTTPBody(stream: base, length: .unknown))
+    }
+
+    /// Reads `body` as it arrives; `onChunk` is told each chunk's size.
+    init(_ body: HTTPBody, onChunk: (@Sendable (Int) -> Void)? = nil) {
+        self.chunks = body.chunks()
+        self.onChunk = onChunk
+    }
+
+    /// Starts reading the chunks.
+    /// - Returns: The iterator.
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: chunks.makeAsyncIterator(), onChunk: onChunk)
+    }
+
+    /// Reads chunks one at a time.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var base: HTTPBody.Chunks.AsyncIterator
+        let onChunk: (@Sendable (Int) -> Void)?
+
+        /// The next chunk, or `nil` at the end of the body.
+        ///
+        /// A cancelled reader gets `CancellationError`, never a `nil` that would pass a cut
+        /// body off as complete.
+        /// - Returns: A chunk, or `nil`.
+        /// - Throws: The transport's failure, as ``ClientError``, or `CancellationError`.
+        public mutating func next() async throws -> Data? {
+            guard let chunk = try await base.next() else {
+                try Task.checkCancellation()
+                return nil
+            }
+            onChunk?(chunk.count)
+            return chunk
+        }
+    }
+}

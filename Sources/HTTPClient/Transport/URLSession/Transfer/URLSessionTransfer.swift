@@ -1,0 +1,352 @@
+import Foundation
+import HTTPCore
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The shell around one request's ``URLSessionTransferState``: it feeds the machine the
+/// session delegate's callbacks, the caller's cancellation, the deadline and the body
+/// reader's requests, and carries out what the machine answers.
+///
+/// `send` awaits ``answer``'s continuation, resumed exactly once: with the head (and body),
+/// or with an error. The body's reader awaits chunks through ``nextChunk()``.
+/// Continuations are resumed and tasks cancelled outside the lock; URLSession tasks are
+/// cancelled on another queue, never on the caller's thread or URLSession's work queue.
+final class URLSessionTransfer: Sendable {
+    /// What the lock guards: the machine and the things only the shell can hold.
+    private struct Shared: Sendable {
+        var machine: URLSessionTransferState
+        var caller: CheckedContinuation<TransportResponse, any Error>?
+        var reader: CheckedContinuation<Data?, any Error>?
+        var task: URLSessionTask?
+        var requestBody: (any URLSessionBodySource)?
+        var head: HTTPResponse?
+        var bytesSent: Int64 = 0
+        var stopDeadline: (@Sendable () -> Void)?
+    }
+
+    let request: HTTPRequest
+    private let progress: (@Sendable (TransferProgress) -> Void)?
+    private let uploadExpected: Int64?
+    private let shared: Locked<Shared>
+
+    /// Where progress callbacks (callers' code) run, in order: never on URLSession's work
+    /// queue, where the delegate calls this transfer on Linux. The caller's answer is handed
+    /// over through it too, so a caller sees every upload report before `send` returns.
+    private let progressQueue: DispatchQueue?
+
+    /// The queue that cancels URLSession tasks, never from the caller's thread: cancelling
+    /// synchronously from a cancellation handler can deadlock swift-corelibs-foundation.
+    private static let cancelQueue = DispatchQueue(label: "Heron.URLSessionTransport.cancel")
+
+    init(request: HTTPRequest, options: TransportOptions) {
+        self.request = request
+        self.progress = options.progress
+        progressQueue = options.progress == nil ? nil : DispatchQueue(label: "Heron.URLSessionTransport.progress")
+        if case .known(let length)? = request.body?.length { uploadExpected = length } else { uploadExpected = nil }
+        shared = Locked(
+            Shared(
+                machine: URLSessionTransferState(
+                    bufferLimit: options.responseBufferLimit, deadlineCoversBody: options.deadlineCoversBody)))
+    }
+
+    /// Cancels `task` on the cancel queue.
+    static func cancelLater(_ task: URLSessionTask) {
+        cancelQueue.async { task.cancel() }
+    }
+
+    // MARK: The caller
+
+    /// Stores the continuation of the awaiting `send`.
+    /// - Returns: `false` when the transfer ended already (cancelled, or past its
+    ///   deadline): the continuation is then resumed and no task must be made.
+    func prepare(_ continuation: CheckedContinuation<TransportResponse, any Error>) -> Bool {
+        let ended: URLSessionTransferState.Ending? = shared.withLock { shared in
+            guard shared.machine.phase == .finished else {
+                shared.caller = continuation
+                return nil
+            }
+            if case .failure(let ending)? = shared.machine.callerAnswer { return ending }
+            return .cancelled
+        }
+        guard let ended else { return true }
+        continuation.resume(throwing: error(for: ended))
+        return false
+    }
+
+    /// Keeps the source URLSession reads the request body from, closed when the transfer ends.
+    func attach(_ source: any URLSessionBodySource) {
+        shared.withLock { $0.requestBody = source }
+    }
+
+    /// Stores the task before it runs.
+    /// - Returns: `false` when the transfer ended meanwhile: the task must not run.
+    func start(_ task: URLSessionTask) -> Bool {
+        var made = false
+        handle { shared in
+            shared.task = task
+            let actions = shared.machine.taskCreated()
+            made = !actions.cancelTask
+            // The caller unregisters and cancels the task itself.
+            return URLSessionTransferState.Actions(closeRequestBody: actions.closeRequestBody)
+        }
+        return made
+    }
+
+    /// Calls `stop` once the deadline no longer matters (at once if that is already so):
+    /// after the head, or after the body when the deadline covers it.
+    func stopDeadline(with stop: @escaping @Sendable () -> Void) {
+        let now = shared.withLock { shared in
+            if Self.deadlineOver(shared.machine) { return true }
+            shared.stopDeadline = stop
+            return false
+        }
+        if now { stop() }
+    }
+
+    /// The task awaiting `send` was cancelled.
+    func cancel() { handle { $0.machine.cancelled() } }
+
+    /// The deadline passed.
+    func deadlinePassed() { handle { $0.machine.deadlinePassed() } }
+
+    /// Reading the request body failed.
+    func requestBodyFailed(_ error: any Error) { handle { $0.machine.requestBodyFailed(error) } }
+
+    // MARK: Delegate callbacks (one at a time; on Linux on URLSession's work queue)
+
+    /// The response head arrived.
+    /// - Returns: Whether to go on receiving the body.
+    func didReceive(_ response: URLResponse) -> Bool {
+        let head: HTTPResponse
+        do {
+            head = try HTTPResponse(response, for: request)
+        } catch {
+            handle { $0.machine.failedToReadHead(error) }
+            return false
+        }
+        // URLSession decodes a `Content-Encoding` it knows, so the declared length no longer
+        // counts the bytes it delivers.
+        let encoded = head.headerFields[.contentEncoding].map { $0.lowercased() != "identity" } ?? false
+        let declared = encoded ? nil : head.contentLength
+        return !handle { shared in
+            shared.head = head
+            return shared.machine.headReceived(hasBody: Self.hasBody(head, for: request), declaredLength: declared)
+        }.cancelTask
+    }
+
+    /// Body bytes arrived.
+    /// - Returns: `false` when the transfer is over and its task should be cancelled.
+    func didReceive(_ data: Data) -> Bool {
+        !handle { $0.machine.dataReceived(data) }.cancelTask
+    }
+
+    /// Request body bytes went out.
+    func didSend(totalBytesSent: Int64) {
+        let over = shared.withLock { shared in
+            shared.bytesSent = totalBytesSent
+            return shared.machine.phase == .finished
+        }
+        if !over { report(TransferProgress(direction: .upload, completed: totalBytesSent, expected: uploadExpected)) }
+    }
+
+    /// The task ended, with `error` or successfully.
+    func didComplete(error: (any Error)?) {
+        handle { $0.machine.completed(error: error) }
+    }
+
+    // MARK: The body's reader
+
+    /// The next chunk of the response body, waiting for one; `nil` at its end.
+    func nextChunk() async throws -> Data? {
+        // Asked first without a continuation: a chunk already here costs no suspension.
+        let now = shared.withLock { $0.machine.chunkWanted(wait: false) }
+        if let answer = now.answerReader { return try value(of: answer) }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
+                let actions = shared.withLock { shared in
+                    let actions = shared.machine.chunkWanted(wait: true)
+                    if actions.answerReader == nil { shared.reader = continuation }
+                    return actions
+                }
+                guard let answer = actions.answerReader else { return }
+                do {
+                    continuation.resume(returning: try value(of: answer))
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        } onCancel: {
+            readerGone()
+        }
+    }
+
+    /// The body's reader was cancelled or released.
+    func readerGone() { handle { $0.machine.readerGone() } }
+
+    // MARK: Carrying out
+
+    /// What one event's actions need, taken from the shared state under the lock.
+    private struct Taken {
+        var caller: CheckedContinuation<TransportResponse, any Error>?
+        var reader: CheckedContinuation<Data?, any Error>?
+        var task: URLSessionTask?
+        var requestBody: (any URLSessionBodySource)?
+        var stopDeadline: (@Sendable () -> Void)?
+        var head: HTTPResponse?
+        var bytesSent: Int64 = 0
+    }
+
+    /// Feeds one event to the machine and carries out its actions outside the lock.
+    /// - Returns: The actions.
+    @discardableResult
+    private func handle(_ event: (inout Shared) -> URLSessionTransferState.Actions) -> URLSessionTransferState.Actions {
+        var taken = Taken()
+        let actions = shared.withLock { shared in
+            let actions = event(&shared)
+            if actions.answerCaller != nil {
+                swap(&taken.caller, &shared.caller)
+                taken.head = shared.head
+                taken.bytesSent = shared.bytesSent
+            }
+            if actions.answerReader != nil { swap(&taken.reader, &shared.reader) }
+            if actions.cancelTask { taken.task = shared.task }
+            if actions.closeRequestBody { swap(&taken.requestBody, &shared.requestBody) }
+            if shared.stopDeadline != nil, Self.deadlineOver(shared.machine) {
+                swap(&taken.stopDeadline, &shared.stopDeadline)
+            }
+            return actions
+        }
+        taken.stopDeadline?()
+        taken.requestBody?.close()
+        if let task = taken.task { Self.cancelLater(task) }
+        if let answer = actions.answerReader, let reader = taken.reader {
+            do {
+                reader.resume(returning: try value(of: answer))
+            } catch {
+                reader.resume(throwing: error)
+            }
+        }
+        if let answer = actions.answerCaller, let caller = taken.caller {
+            answerCaller(caller, with: answer, head: taken.head, sent: taken.bytesSent)
+        }
+        return actions
+    }
+
+    /// Resumes the caller of `send`, after the upload progress already reported.
+    private func answerCaller(
+        _ caller: CheckedContinuation<TransportResponse, any Error>, with answer: URLSessionTransferState.CallerAnswer,
+        head: HTTPResponse?, sent: Int64
+    ) {
+        let result: Result<TransportResponse, any Error>
+        switch (answer, head) {
+        case (.head, let head?):
+            var bytesSent: Int64 = 0
+            if request.body != nil {
+                // URLSession does not always report small bodies: 100% is reported for them.
+                bytesSent = sent > 0 ? sent : uploadExpected ?? 0
+                if sent != bytesSent || uploadExpected != bytesSent {
+                    report(TransferProgress(direction: .upload, completed: bytesSent, expected: bytesSent))
+                }
+            }
+            let body: HTTPBody?
+            if Self.hasBody(head, for: request) {
+                let reader = ResponseBodyReader(transfer: self)
+                body = HTTPBody(length: .unknown, iterationBehavior: .single) { reader }
+            } else {
+                body = nil
+            }
+            result = .success(TransportResponse(head: head, body: body, bytesSent: bytesSent))
+        case (.head, nil):
+            result = .failure(error(for: .noHead))
+        case (.failure(let ending), _):
+            result = .failure(error(for: ending))
+        }
+        guard let progressQueue else { return caller.resume(with: result) }
+        progressQueue.async { caller.resume(with: result) }
+    }
+
+    /// Whether a response to `request` with `head` has a body (RFC 9110 §6.4.1).
+    private static func hasBody(_ head: HTTPResponse, for request: HTTPRequest) -> Bool {
+        request.method != .head && head.status.code != 204 && head.status.code != 304
+    }
+
+    /// Whether the deadline no longer matters in `machine`'s state.
+    private static func deadlineOver(_ machine: URLSessionTransferState) -> Bool {
+        machine.phase == .finished || (machine.phase == .receivingBody && !machine.deadlineCoversBody)
+    }
+
+    /// The chunk in `answer`, `nil` at the end, or its failure thrown.
+    private func value(of answer: URLSessionTransferState.ReaderAnswer) throws -> Data? {
+        switch answer {
+        case .chunk(let data): return data
+        case .end: return nil
+        case .failure(let ending): throw error(for: ending)
+        }
+    }
+
+    /// The error a caller or reader gets for `ending`.
+    private func error(for ending: URLSessionTransferState.Ending) -> any Error {
+        let head = shared.withLock { $0.head }
+        switch ending {
+        case .cancelled:
+            return CancellationError()
+        case .timedOut:
+            return ClientError(
+                .timedOut, "no response before the deadline of the attempt", request: request, response: head)
+        case .tooLarge(let limit):
+            return ClientError(
+                .responseTooLarge, "the response body outgrew the \(limit)-byte buffer before it was read",
+                request: request, response: head)
+        case .truncated(let received, let declared):
+            return ClientError(
+                .truncatedBody, "the body ended after \(received) of the \(declared) bytes its Content-Length declared",
+                request: request, response: head)
+        case .noHead:
+            return ClientError(.invalidResponse, "the connection ended without a response head", request: request)
+        case .invalidHead(let error):
+            return error
+        case .requestBodyFailed(let error):
+            return ClientError(
+                .invalidRequest, "the request body could not be read: \(error)", request: request, response: head,
+                underlying: error)
+        case .failed(let error, let received):
+            if let head, let urlError = error as? URLError, urlError.code == .unknown {
+                // libcurl reports a connection closed inside a body of unknown length as an
+                // unknown error (-1, "transfer closed with outstanding read data").
+                return ClientError(
+                    .connectionLost, "the connection closed after \(received) bytes of the body (URLError -1)",
+                    request: request, response: head, underlying: urlError)
+            }
+            return URLSessionTransport.mapError(error, request: request, response: head)
+        }
+    }
+
+    /// Hands `progress` to the callback on the progress queue.
+    private func report(_ progress: TransferProgress) {
+        guard let callback = self.progress, let progressQueue else { return }
+        progressQueue.async { callback(progress) }
+    }
+}
+
+/// The chunks of a response body as its reader takes them; when the body and every
+/// iterator over it are released, the transfer learns that the reader is gone.
+final class ResponseBodyReader: AsyncSequence, Sendable {
+    typealias Element = Data
+
+    private let transfer: URLSessionTransfer
+
+    init(transfer: URLSessionTransfer) { self.transfer = transfer }
+
+    deinit { transfer.readerGone() }
+
+    func makeAsyncIterator() -> Iterator { Iterator(reader: self) }
+
+    /// Reads the chunks; holds the reader so the transfer goes on while it reads.
+    struct Iterator: AsyncIteratorProtocol {
+        let reader: ResponseBodyReader
+
+        mutating func next() async throws -> Data? { try await reader.transfer.nextChunk() }
+    }
+}

@@ -1,0 +1,318 @@
+import Foundation
+
+/// The life of one request on a ``URLSessionTransport``, as a value: events go in, and
+/// each returns the ``Actions`` its shell (``URLSessionTransfer``) must carry out.
+///
+/// It decides everything that depends on the order in which things happen (the head, body
+/// bytes, the reader asking for them, the task's completion, the caller's cancellation,
+/// the deadline) and nothing else: it makes no URLSession call, resumes no continuation
+/// and builds no error, so tests drive it through every ordering without a network.
+///
+/// The phases:
+/// - ``Phase/awaitingHead``: `send` waits for the response head.
+/// - ``Phase/receivingBody``: the head was handed over with a body; chunks arrive and
+///   wait (at most `bufferLimit` bytes) until the body's reader asks for them.
+/// - ``Phase/finished``: the caller got a failure, or the body ended (chunks may still
+///   wait for the reader, then the end or the failure comes).
+struct URLSessionTransferState: Sendable {
+    /// Where the transfer is.
+    enum Phase: Sendable, Hashable {
+        /// `send` waits for the response head.
+        case awaitingHead
+        /// The head was handed over; the body is arriving.
+        case receivingBody
+        /// Nothing more arrives: the caller failed, or the body ended or failed.
+        case finished
+    }
+
+    /// Why a transfer ended other than with a complete body: the shell turns it into an error.
+    enum Ending: Sendable {
+        /// The caller's task was cancelled, or the body's reader went away.
+        case cancelled
+        /// The deadline passed.
+        case timedOut
+        /// More than `limit` body bytes were waiting for the reader.
+        case tooLarge(limit: Int)
+        /// The task ended after `received` of the `declared` bytes of the body.
+        case truncated(received: Int64, declared: Int64)
+        /// The task ended successfully without a response head.
+        case noHead
+        /// The response head could not be read.
+        case invalidHead(any Error)
+        /// Reading the request body failed.
+        case requestBodyFailed(any Error)
+        /// URLSession failed the task with this error, after `received` body bytes.
+        case failed(any Error, received: Int64)
+    }
+
+    /// What the caller waiting in `send` gets.
+    enum CallerAnswer: Sendable {
+        /// The head arrived: return it, with a body when `hasBody`.
+        case head
+        /// The transfer ended before the head.
+        case failure(Ending)
+    }
+
+    /// What the body's reader gets.
+    enum ReaderAnswer: Sendable {
+        /// The next chunk.
+        case chunk(Data)
+        /// The body ended.
+        case end
+        /// The body failed.
+        case failure(Ending)
+    }
+
+    /// What the shell does after an event; every field is independent.
+    struct Actions: Sendable {
+        /// Resume the caller of `send`.
+        var answerCaller: CallerAnswer?
+        /// Resume the body's reader, which waits.
+        var answerReader: ReaderAnswer?
+        /// Cancel the URLSession task (it exists and has not completed).
+        var cancelTask = false
+        /// Stop reading the request body.
+        var closeRequestBody = false
+
+        /// No action.
+        static let none = Actions()
+    }
+
+    /// Where the URLSession task is.
+    enum TaskState: Sendable, Hashable {
+        /// Not made yet.
+        case notCreated
+        /// Made and running.
+        case running
+        /// Cancelled by this transfer; its completion has not come yet.
+        case cancelling
+        /// Completed.
+        case completed
+    }
+
+    /// Where the transfer is.
+    private(set) var phase = Phase.awaitingHead
+    /// Where the task is.
+    private(set) var task = TaskState.notCreated
+    /// Body bytes received.
+    private(set) var received: Int64 = 0
+    /// Whether the reader waits for an answer.
+    private(set) var readerWaiting = false
+    /// Body bytes waiting for the reader.
+    private(set) var buffered = 0
+
+    /// What the caller was answered, once it was: a caller that comes later (its
+    /// continuation stored after the transfer ended) gets the same.
+    private(set) var callerAnswer: CallerAnswer?
+    /// Whether the deadline also ends a body still arriving.
+    let deadlineCoversBody: Bool
+
+    private let bufferLimit: Int
+    private var declaredLength: Int64?
+    private var chunks: [Data] = []
+    private var nextChunk = 0
+    /// How the body ended, told to the reader once the chunks before it are read.
+    private var bodyEnd: ReaderAnswer?
+    private var requestBodyError: (any Error)?
+
+    /// Creates the state of a transfer not yet started.
+    /// - Parameters:
+    ///   - bufferLimit: The most body bytes that may wait for the reader.
+    ///   - deadlineCoversBody: Whether the deadline also ends a body still arriving.
+    init(bufferLimit: Int, deadlineCoversBody: Bool) {
+        self.bufferLimit = max(1, bufferLimit)
+        self.deadlineCoversBody = deadlineCoversBody
+    }
+
+    // MARK: Events
+
+    /// The task was made. If the transfer ended meanwhile, the task must be cancelled
+    /// instead of resumed.
+    mutating func taskCreated() -> Actions {
+        guard task == .notCreated else { return .none }
+        if phase == .finished {
+            task = .completed
+            return Actions(cancelTask: true, closeRequestBody: true)
+        }
+        task = .running
+        return .none
+    }
+
+    /// The response head arrived and could be read.
+    /// - Parameters:
+    ///   - hasBody: Whether the response has a body (not for `HEAD`, `204` or `304`).
+    ///   - declaredLength: The body length the server declared and the transport can check.
+    /// - Returns: The caller is answered; a transfer already over cancels its task.
+    mutating func headReceived(hasBody: Bool, declaredLength: Int64?) -> Actions {
+        guard phase == .awaitingHead else { return cancellingTask() }
+        self.declaredLength = hasBody ? declaredLength : nil
+        if hasBody {
+            phase = .receivingBody
+        } else {
+            phase = .finished
+            bodyEnd = .end
+        }
+        return answering(Actions(answerCaller: .head))
+    }
+
+    /// The response head could not be read: the caller fails with `error`.
+    mutating func failedToReadHead(_ error: any Error) -> Actions {
+        guard phase == .awaitingHead else { return cancellingTask() }
+        phase = .finished
+        var actions = cancellingTask()
+        actions.answerCaller = .failure(.invalidHead(error))
+        return answering(actions)
+    }
+
+    /// Body bytes arrived.
+    /// - Returns: They go to a waiting reader or wait; past the limit the body fails and the
+    ///   task is cancelled; a transfer already over cancels its task.
+    mutating func dataReceived(_ data: Data) -> Actions {
+        guard phase == .receivingBody else { return cancellingTask() }
+        received += Int64(data.count)
+        if readerWaiting {
+            readerWaiting = false
+            return Actions(answerReader: .chunk(data))
+        }
+        guard buffered + data.count <= bufferLimit else {
+            return endBody(.failure(.tooLarge(limit: bufferLimit)), cancel: true)
+        }
+        chunks.append(data)
+        buffered += data.count
+        return .none
+    }
+
+    /// The body's reader asks for the next chunk.
+    /// - Parameter wait: Whether the reader waits when there is nothing yet; `false` only
+    ///   asks, so the reader can avoid suspending.
+    /// - Returns: An answer now, or none: the reader then waits (if `wait`) and is answered
+    ///   by a later event.
+    mutating func chunkWanted(wait: Bool) -> Actions {
+        if nextChunk < chunks.count {
+            let chunk = chunks[nextChunk]
+            nextChunk += 1
+            buffered -= chunk.count
+            if nextChunk == chunks.count {
+                chunks.removeAll(keepingCapacity: true)
+                nextChunk = 0
+            }
+            return Actions(answerReader: .chunk(chunk))
+        }
+        if let bodyEnd { return Actions(answerReader: bodyEnd) }
+        if wait, phase == .receivingBody { readerWaiting = true }
+        return .none
+    }
+
+    /// URLSession completed the task, with `error` or successfully.
+    mutating func completed(error: (any Error)?) -> Actions {
+        let wasCancelling = task == .cancelling
+        task = .completed
+        switch phase {
+        case .awaitingHead:
+            phase = .finished
+            let ending: Ending
+            if let requestBodyError {
+                ending = .requestBodyFailed(requestBodyError)
+            } else if let error {
+                ending = wasCancelling ? .cancelled : .failed(error, received: 0)
+            } else {
+                ending = .noHead
+            }
+            return answering(Actions(answerCaller: .failure(ending), closeRequestBody: true))
+        case .receivingBody:
+            let ending: Ending?
+            if let requestBodyError {
+                ending = .requestBodyFailed(requestBodyError)
+            } else if let declaredLength, received < declaredLength {
+                ending = .truncated(received: received, declared: declaredLength)
+            } else if let error {
+                ending = .failed(error, received: received)
+            } else {
+                ending = nil
+            }
+            return endBody(ending.map { .failure($0) } ?? .end, cancel: false)
+        case .finished:
+            return Actions(closeRequestBody: true)
+        }
+    }
+
+    /// Reading the request body failed: the task is cancelled, and its completion reports
+    /// this failure.
+    mutating func requestBodyFailed(_ error: any Error) -> Actions {
+        if requestBodyError == nil { requestBodyError = error }
+        return cancellingTask()
+    }
+
+    /// The task awaiting `send` was cancelled: the caller fails at once. Once the head was
+    /// handed over, the body's reader decides instead.
+    mutating func cancelled() -> Actions {
+        guard phase == .awaitingHead else { return .none }
+        phase = .finished
+        var actions = cancellingTask()
+        actions.answerCaller = .failure(.cancelled)
+        return answering(actions)
+    }
+
+    /// The body's reader was cancelled or went away: the chunks are dropped and the task
+    /// is cancelled.
+    mutating func readerGone() -> Actions {
+        chunks = []
+        nextChunk = 0
+        buffered = 0
+        let answer: ReaderAnswer? = readerWaiting ? .failure(.cancelled) : nil
+        readerWaiting = false
+        guard phase == .receivingBody else {
+            if bodyEnd == nil || answer != nil { bodyEnd = .failure(.cancelled) }
+            return Actions(answerReader: answer)
+        }
+        phase = .finished
+        bodyEnd = .failure(.cancelled)
+        var actions = cancellingTask()
+        actions.answerReader = answer
+        return actions
+    }
+
+    /// The deadline passed: the caller fails if the head has not come, and so does a body
+    /// still arriving when the deadline covers it.
+    mutating func deadlinePassed() -> Actions {
+        switch phase {
+        case .awaitingHead:
+            phase = .finished
+            var actions = cancellingTask()
+            actions.answerCaller = .failure(.timedOut)
+            return answering(actions)
+        case .receivingBody where deadlineCoversBody:
+            return endBody(.failure(.timedOut), cancel: true)
+        case .receivingBody, .finished:
+            return .none
+        }
+    }
+
+    // MARK: Helpers
+
+    /// Records the caller's answer in `actions`.
+    private mutating func answering(_ actions: Actions) -> Actions {
+        callerAnswer = actions.answerCaller
+        return actions
+    }
+
+    /// Ends the body with `end`, which the reader gets after the chunks still waiting.
+    private mutating func endBody(_ end: ReaderAnswer, cancel: Bool) -> Actions {
+        phase = .finished
+        bodyEnd = end
+        var actions = cancel ? cancellingTask() : Actions(closeRequestBody: true)
+        if readerWaiting {
+            readerWaiting = false
+            actions.answerReader = end
+        }
+        return actions
+    }
+
+    /// Cancels the task if it runs (a task not made yet is cancelled when made, through
+    /// ``taskCreated()``), and stops the request body.
+    private mutating func cancellingTask() -> Actions {
+        guard task == .running else { return Actions(closeRequestBody: task != .cancelling) }
+        task = .cancelling
+        return Actions(cancelTask: true, closeRequestBody: true)
+    }
+}
