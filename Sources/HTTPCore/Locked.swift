@@ -7,8 +7,12 @@ import Foundation
 /// `@unchecked` of its own. Keep the closures short, and never await or call out to code
 /// that may take the same lock inside one.
 ///
+/// The value need not be `Sendable` (a file reader, an `InputStream`), as with the standard
+/// library's `Mutex`: such a value, or a part of it, may leave a closure only where its
+/// owner makes sure one thread at a time uses it.
+///
 /// `@unchecked Sendable`: `value` is read and written only inside `withLock`, under `lock`.
-package final class Locked<Value: Sendable>: @unchecked Sendable {
+package final class Locked<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value
 

@@ -78,13 +78,27 @@ struct URLSessionTransportBodyTests {
 
     @Test func fileReaderSendsExactlyTheDeclaredLength() async throws {
         let file = TransportFixture.temporaryFile()
-        try TransportFixture.pattern(100).write(to: file)
+        try TransportFixture.pattern(60).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         let reader = URLSessionFileBodyReader(url: file, size: 60, onFailure: Failures().callback)
         #expect(try await read(reader, max: 50) == TransportFixture.pattern(50))
         #expect(try await read(reader, max: 50) == TransportFixture.pattern(10, offset: 50))
         #expect(try await read(reader) == Data())
         #expect(!reader.hasBytesAvailable)
+    }
+
+    @Test func fileReaderSendsNoMoreThanDeclaredAndFailsAFileThatGrew() async throws {
+        let file = TransportFixture.temporaryFile()
+        try TransportFixture.pattern(100).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let failures = Failures()
+        let reader = URLSessionFileBodyReader(url: file, size: 60, onFailure: failures.callback)
+        #expect(try await read(reader, max: 50) == TransportFixture.pattern(50))
+        #expect(try await read(reader, max: 50) == TransportFixture.pattern(10, offset: 50))
+        // The one file reader's rule: a file that no longer holds its declared length fails
+        // the body rather than sending part of a different file.
+        #expect(try await read(reader) == nil)
+        #expect((failures.all.first as? HTTPCoreError)?.code == .bodyLengthMismatch)
     }
 
     @Test func fileReaderFailsWhenTheFileIsShorterThanDeclared() async throws {

@@ -198,16 +198,13 @@ extension ClientResponse {
 }
 
 /// Hands out call numbers for observer events.
-///
-/// `@unchecked Sendable`: `value` is only read and written while `lock` is held.
-final class RequestCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: UInt64 = 0
+final class RequestCounter: Sendable {
+    private let value = Locked<UInt64>(0)
 
     func next() -> UInt64 {
-        lock.lock()
-        defer { lock.unlock() }
-        value &+= 1
-        return value
+        value.withLock { value in
+            value &+= 1
+            return value
+        }
     }
 }

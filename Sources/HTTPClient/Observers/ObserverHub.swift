@@ -38,19 +38,21 @@ final class ObserverHub: Sendable {
 /// and the next event delivered says how many (``ClientEvent/eventsDroppedBefore``), so a
 /// stalled observer cannot hold every finished call in memory.
 ///
-/// `@unchecked Sendable`: `pending`, `pendingCount`, `dropped`, `waiter` and `closed` are
-/// read and written under `lock`.
-final class ObserverDrain: @unchecked Sendable {
+final class ObserverDrain: Sendable {
     /// The most events queued for one observer.
     static let defaultLimit = 10_000
 
-    private let lock = NSLock()
+    /// What the lock guards.
+    private struct Queue {
+        var pending: [[ClientEvent]] = []
+        var pendingCount = 0
+        var dropped = 0
+        var waiter: CheckedContinuation<Void, Never>?
+        var closed = false
+    }
+
     private let limit: Int
-    private var pending: [[ClientEvent]] = []
-    private var pendingCount = 0
-    private var dropped = 0
-    private var waiter: CheckedContinuation<Void, Never>?
-    private var closed = false
+    private let queue = Locked(Queue())
 
     init(_ observer: any ClientObserver, limit: Int = ObserverDrain.defaultLimit) {
         self.limit = limit
@@ -59,32 +61,32 @@ final class ObserverDrain: @unchecked Sendable {
 
     /// Queues `events`, waking the drain if it is idle; drops them, counted, when full.
     func append(_ events: [ClientEvent]) {
-        lock.lock()
-        guard pendingCount + events.count <= limit else {
-            dropped += events.count
-            lock.unlock()
-            return
+        let limit = self.limit
+        let waiter: CheckedContinuation<Void, Never>? = queue.withLock { queue in
+            guard queue.pendingCount + events.count <= limit else {
+                queue.dropped += events.count
+                return nil
+            }
+            var events = events
+            if queue.dropped > 0, !events.isEmpty {
+                events[0].eventsDroppedBefore = queue.dropped
+                queue.dropped = 0
+            }
+            queue.pendingCount += events.count
+            queue.pending.append(events)
+            defer { queue.waiter = nil }
+            return queue.waiter
         }
-        var events = events
-        if dropped > 0, !events.isEmpty {
-            events[0].eventsDroppedBefore = dropped
-            dropped = 0
-        }
-        pendingCount += events.count
-        pending.append(events)
-        let waiter = self.waiter
-        self.waiter = nil
-        lock.unlock()
         waiter?.resume()
     }
 
     /// Ends the drain once it has delivered what is queued.
     func close() {
-        lock.lock()
-        closed = true
-        let waiter = self.waiter
-        self.waiter = nil
-        lock.unlock()
+        let waiter: CheckedContinuation<Void, Never>? = queue.withLock { queue in
+            queue.closed = true
+            defer { queue.waiter = nil }
+            return queue.waiter
+        }
         waiter?.resume()
     }
 
@@ -121,27 +123,25 @@ final class ObserverDrain: @unchecked Sendable {
     }
 
     private func take() -> Taken {
-        lock.withLock {
-            if !pending.isEmpty {
+        queue.withLock { queue in
+            if !queue.pending.isEmpty {
                 defer {
-                    pending = []
-                    pendingCount = 0
+                    queue.pending = []
+                    queue.pendingCount = 0
                 }
-                return .events(pending)
+                return .events(queue.pending)
             }
-            return closed ? .closed : .empty
+            return queue.closed ? .closed : .empty
         }
     }
 
     /// Keeps `continuation` for the next `append` or `close`, or resumes it when one came meanwhile.
     private func park(_ continuation: CheckedContinuation<Void, Never>) {
-        lock.lock()
-        if pending.isEmpty && !closed {
-            waiter = continuation
-            lock.unlock()
-        } else {
-            lock.unlock()
-            continuation.resume()
+        let parked = queue.withLock { queue in
+            guard queue.pending.isEmpty && !queue.closed else { return false }
+            queue.waiter = continuation
+            return true
         }
+        if !parked { continuation.resume() }
     }
 }

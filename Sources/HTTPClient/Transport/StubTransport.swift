@@ -11,9 +11,8 @@ import HTTPCore
 /// with ``ClientError/Code/invalidRequest`` naming it.
 ///
 /// Request bodies are read as a real transport would (a one-shot stream body is consumed)
-/// and recorded. Responses are delivered in the form the client asks for: in memory, in a
-/// file, or as a stream; progress is reported for both directions. Safe to use from many
-/// tasks at once.
+/// and recorded, with upload progress reported. Response bodies arrive in chunks of 16 KiB,
+/// as from a network. Safe to use from many tasks at once.
 ///
 /// ```swift
 /// let stub = StubTransport()
@@ -23,13 +22,15 @@ import HTTPCore
 /// _ = try await client.send(HTTPRequest(url: URL(string: "users/42")!))
 /// print(stub.requests.map(\.url.path))  // ["/users/42"]
 /// ```
-public final class StubTransport: ClientTransport, @unchecked Sendable {
-    // `@unchecked Sendable`: `queue`, `rules` and `recorded` are only read and written
-    // while `lock` is held; `fallback` is immutable.
-    private let lock = NSLock()
-    private var queue: [Reply] = []
-    private var rules: [(matcher: Matcher, replies: [Reply], next: Int)] = []
-    private var recorded: [RecordedRequest] = []
+public final class StubTransport: ClientTransport {
+    /// The script and the record, shared by every request.
+    private struct Script {
+        var queue: [Reply] = []
+        var rules: [(matcher: Matcher, replies: [Reply], next: Int)] = []
+        var recorded: [RecordedRequest] = []
+    }
+
+    private let script = Locked(Script())
     private let fallback: Reply?
 
     /// Creates a stub.
@@ -42,7 +43,7 @@ public final class StubTransport: ClientTransport, @unchecked Sendable {
     ///   - replies: The replies, in order; an empty list adds nothing.
     public func on(_ matcher: Matcher, reply replies: [Reply]) {
         guard !replies.isEmpty else { return }
-        lock.withLock { rules.append((matcher, replies, 0)) }
+        script.withLock { $0.rules.append((matcher, replies, 0)) }
     }
 
     /// Answers requests accepted by `matcher` with `reply`, every time.
@@ -53,16 +54,16 @@ public final class StubTransport: ClientTransport, @unchecked Sendable {
 
     /// Queues replies for the next requests, whatever they are, each used once.
     /// - Parameter replies: The replies, in order.
-    public func enqueue(_ replies: Reply...) { lock.withLock { queue.append(contentsOf: replies) } }
+    public func enqueue(_ replies: Reply...) { script.withLock { $0.queue.append(contentsOf: replies) } }
 
     /// Every request received, in order, as sent to the transport.
-    public var requests: [HTTPRequest] { lock.withLock { recorded.map(\.request) } }
+    public var requests: [HTTPRequest] { script.withLock { $0.recorded.map(\.request) } }
 
     /// Every request received with its body bytes, in order.
-    public var recordedRequests: [RecordedRequest] { lock.withLock { recorded } }
+    public var recordedRequests: [RecordedRequest] { script.withLock { $0.recorded } }
 
     /// Forgets the recorded requests (the script is kept).
-    public func clearRecords() { lock.withLock { recorded.removeAll() } }
+    public func clearRecords() { script.withLock { $0.recorded.removeAll() } }
 
     /// Records `request`, waits the reply's delay, and delivers the scripted reply.
     /// - Parameters:
@@ -73,9 +74,9 @@ public final class StubTransport: ClientTransport, @unchecked Sendable {
     ///   ``ClientError/Code/invalidRequest`` when nothing answers the request or its body
     ///   cannot be read.
     public func send(_ request: HTTPRequest, options: TransportOptions) async throws -> TransportResponse {
-        let reply = lock.withLock { nextReply(for: request) }
+        let reply = script.withLock { nextReply(for: request, in: &$0) }
         let bodyBytes = try await readBody(of: request, progress: options.progress)
-        lock.withLock { recorded.append(RecordedRequest(request: request, body: bodyBytes)) }
+        script.withLock { $0.recorded.append(RecordedRequest(request: request, body: bodyBytes)) }
         guard var reply else {
             throw ClientError(.invalidRequest, "StubTransport has no reply for \(request)", request: request)
         }
@@ -102,12 +103,12 @@ public final class StubTransport: ClientTransport, @unchecked Sendable {
         }
     }
 
-    private func nextReply(for request: HTTPRequest) -> Reply? {
-        if !queue.isEmpty { return queue.removeFirst() }
-        for index in rules.indices where rules[index].matcher.matches(request) {
-            let reply = rules[index].replies[rules[index].next]
-            rules[index].next = min(rules[index].next + 1, rules[index].replies.count - 1)
-            return reply
+    private func nextReply(for request: HTTPRequest, in script: inout Script) -> Reply? {
+        if !script.queue.isEmpty { return script.queue.removeFirst() }
+        for index in script.rules.indices where script.rules[index].matcher.matches(request) {
+            let rule = script.rules[index]
+            script.rules[index].next = min(rule.next + 1, rule.replies.count - 1)
+            return rule.replies[rule.next]
         }
         return fallback
     }

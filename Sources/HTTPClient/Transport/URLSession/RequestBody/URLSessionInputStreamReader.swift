@@ -13,20 +13,30 @@ import HTTPCore
 /// call in progress, which cannot be interrupted. None of them runs under `lock`, so
 /// ``close()`` (called on cancellation and at a deadline) returns at once.
 ///
-/// `@unchecked Sendable`: every mutable property is read and written under `lock`; the
-/// stream is made, opened and read outside it, by one thread at a time.
-final class URLSessionInputStreamReader: URLSessionBodySource, @unchecked Sendable {
+final class URLSessionInputStreamReader: URLSessionBodySource {
+    /// What the lock guards. The stream is made, opened and read outside the lock, by one
+    /// thread at a time (`busy`).
+    private struct State {
+        var stream: InputStream?
+        /// A call into the application's stream (make and open, or read) is in progress.
+        var busy = false
+        var ended = false
+        var failed = false
+        var closed = false
+        /// Whether this reader still counts in ``URLSessionBodyPump/gate``.
+        var holdsGate = true
+
+        /// Stops counting in the gate, once: returns whether the caller must tell the gate.
+        mutating func releaseGate() -> Bool {
+            guard holdsGate else { return false }
+            holdsGate = false
+            return true
+        }
+    }
+
     private let body: HTTPBody
     private let onFailure: @Sendable (any Error) -> Void
-    private let lock = NSLock()
-    private var stream: InputStream?
-    /// A call into the application's stream (make and open, or read) is in progress.
-    private var busy = false
-    private var ended = false
-    private var failed = false
-    private var closed = false
-    /// Whether this reader still counts in ``URLSessionBodyPump/gate``.
-    private var holdsGate = true
+    private let state = Locked(State())
 
     /// Creates a reader; the stream is made and opened by ``start()`` or the first read.
     /// - Parameters:
@@ -39,8 +49,12 @@ final class URLSessionInputStreamReader: URLSessionBodySource, @unchecked Sendab
     }
 
     deinit {
+        let (stream, release) = state.withLock { state in
+            defer { state.stream = nil }
+            return (state.stream, state.releaseGate())
+        }
         stream?.close()
-        if holdsGate { URLSessionBodyPump.gate.pumpClosed() }
+        if release { URLSessionBodyPump.gate.pumpClosed() }
     }
 
     func start() {
@@ -50,13 +64,12 @@ final class URLSessionInputStreamReader: URLSessionBodySource, @unchecked Sendab
     /// Makes and opens the stream unless it exists, is being made, or the reader is over.
     /// - Returns: The error that made it fail, to report.
     private func open() -> (any Error)? {
-        lock.lock()
-        guard stream == nil, !busy, !failed, !closed else {
-            lock.unlock()
-            return nil
+        let begin = state.withLock { state in
+            guard state.stream == nil, !state.busy, !state.failed, !state.closed else { return false }
+            state.busy = true
+            return true
         }
-        busy = true
-        lock.unlock()
+        guard begin else { return nil }
         var made: InputStream?
         var failure: (any Error)?
         do {
@@ -74,88 +87,77 @@ final class URLSessionInputStreamReader: URLSessionBodySource, @unchecked Sendab
         } catch {
             failure = error
         }
-        lock.lock()
-        busy = false
-        if closed {
-            let release = releaseGateLocked()
-            lock.unlock()
-            made?.close()
-            if release { URLSessionBodyPump.gate.pumpClosed() }
-            return nil
+        let (closed, release) = state.withLock { state in
+            state.busy = false
+            if state.closed { return (true, state.releaseGate()) }
+            if failure != nil { state.failed = true } else { state.stream = made }
+            return (false, false)
         }
-        if failure != nil { failed = true } else { stream = made }
-        lock.unlock()
-        return failure
+        guard closed else { return failure }
+        made?.close()
+        if release { URLSessionBodyPump.gate.pumpClosed() }
+        return nil
     }
 
-    var hasBytesAvailable: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return !ended
-    }
+    var hasBytesAvailable: Bool { state.withLock { !$0.ended } }
 
     func read(into buffer: UnsafeMutablePointer<UInt8>, maxLength: Int) -> Int {
         if let error = open() {
             onFailure(error)
             return -1
         }
-        lock.lock()
-        guard !failed, !closed, !busy, let stream else {
-            lock.unlock()
-            return -1
+        enum Begin {
+            case result(Int)
+            case read(InputStream)
         }
-        guard !ended, maxLength > 0 else {
-            lock.unlock()
-            return 0
+        let begin: Begin = state.withLock { state in
+            guard !state.failed, !state.closed, !state.busy, let stream = state.stream else { return .result(-1) }
+            guard !state.ended, maxLength > 0 else { return .result(0) }
+            state.busy = true
+            return .read(stream)
         }
-        busy = true
-        lock.unlock()
+        let stream: InputStream
+        switch begin {
+        case .result(let count): return count
+        case .read(let reading): stream = reading
+        }
         let count = stream.read(buffer, maxLength: maxLength)
-        lock.lock()
-        busy = false
+        let (closed, release, failed) = state.withLock { state in
+            state.busy = false
+            if state.closed {
+                state.stream = nil
+                return (true, state.releaseGate(), false)
+            }
+            if count == 0 {
+                state.ended = true
+            } else if count < 0 {
+                state.failed = true
+            }
+            return (false, false, count < 0)
+        }
         if closed {
-            self.stream = nil
-            let release = releaseGateLocked()
-            lock.unlock()
             stream.close()
             if release { URLSessionBodyPump.gate.pumpClosed() }
             return -1
         }
-        var failure: (any Error)?
-        if count == 0 {
-            ended = true
-        } else if count < 0 {
-            failed = true
-            failure =
+        if failed {
+            onFailure(
                 stream.streamError
-                ?? HTTPCoreError(.unreadableStream, value: "stream", reason: "reading the input stream failed")
+                    ?? HTTPCoreError(.unreadableStream, value: "stream", reason: "reading the input stream failed"))
         }
-        lock.unlock()
-        if let failure { onFailure(failure) }
         return count < 0 ? -1 : count
     }
 
     func close() {
-        lock.lock()
-        closed = true
         // A call in progress may still hold URLSession's work queue: it closes the stream and
         // leaves the gate when it returns.
-        let idle = busy ? nil : stream
-        var release = false
-        if !busy {
-            stream = nil
-            release = releaseGateLocked()
+        let (idle, release) = state.withLock { state in
+            state.closed = true
+            guard !state.busy else { return (InputStream?.none, false) }
+            defer { state.stream = nil }
+            return (state.stream, state.releaseGate())
         }
-        lock.unlock()
         idle?.close()
         if release { URLSessionBodyPump.gate.pumpClosed() }
-    }
-
-    /// Stops counting in the gate, once: returns whether the caller must tell the gate
-    /// (after unlocking). Call with the lock held.
-    private func releaseGateLocked() -> Bool {
-        guard holdsGate else { return false }
-        holdsGate = false
-        return true
     }
 }

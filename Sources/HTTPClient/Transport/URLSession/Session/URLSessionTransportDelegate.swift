@@ -12,36 +12,33 @@ import FoundationNetworking
 /// a serial delegate queue: either way one at a time, so nothing here may wait for the work
 /// queue (no synchronous URLSession calls; tasks are cancelled from another queue).
 ///
-/// `@unchecked Sendable`: the only mutable state, `transfers`, is read and written under `lock`.
-final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    private let lock = NSLock()
-    private var transfers: [Int: URLSessionTransfer] = [:]
+final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Sendable {
+    private let transfers = Locked<[Int: URLSessionTransfer]>([:])
 
     /// Routes the callbacks of `task` to `transfer` until the task completes.
     func register(_ transfer: URLSessionTransfer, for task: URLSessionTask) {
-        lock.lock()
-        transfers[task.taskIdentifier] = transfer
-        lock.unlock()
+        let id = task.taskIdentifier
+        transfers.withLock { $0[id] = transfer }
     }
 
     /// Stops routing callbacks of `task`.
     func unregister(_ task: URLSessionTask) {
-        lock.lock()
-        transfers[task.taskIdentifier] = nil
-        lock.unlock()
+        let id = task.taskIdentifier
+        transfers.withLock { $0[id] = nil }
     }
 
     /// The number of tasks still routed, for tests.
-    var activeTransferCount: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return transfers.count
-    }
+    var activeTransferCount: Int { transfers.withLock { $0.count } }
 
     private func transfer(for task: URLSessionTask) -> URLSessionTransfer? {
-        lock.lock()
-        defer { lock.unlock() }
-        return transfers[task.taskIdentifier]
+        let id = task.taskIdentifier
+        return transfers.withLock { $0[id] }
+    }
+
+    /// Stops routing callbacks of `task`, returning where they went.
+    private func removeTransfer(for task: URLSessionTask) -> URLSessionTransfer? {
+        let id = task.taskIdentifier
+        return transfers.withLock { $0.removeValue(forKey: id) }
     }
 
     func urlSession(
@@ -65,10 +62,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        lock.lock()
-        let transfer = transfers.removeValue(forKey: task.taskIdentifier)
-        lock.unlock()
-        transfer?.didComplete(error: error)
+        removeTransfer(for: task)?.didComplete(error: error)
     }
 
     /// Redirects are the client's business: completing with `nil` hands the 3xx back.
@@ -98,10 +92,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
             // Answered off this thread too: default handling may resume or cancel the task.
             return Self.challengeQueue.async { completionHandler(.performDefaultHandling, nil) }
         }
-        lock.lock()
-        let transfer = transfers.removeValue(forKey: task.taskIdentifier)
-        lock.unlock()
-        transfer?.didComplete(error: nil)
+        removeTransfer(for: task)?.didComplete(error: nil)
         Self.challengeQueue.async { completionHandler(.cancelAuthenticationChallenge, nil) }
         #else
         completionHandler(.performDefaultHandling, nil)
