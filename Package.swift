@@ -48,7 +48,7 @@ let package = Package(
         // executable target listed in no product, so it is built with the tests and never shipped.
         .executableTarget(
             name: "HeronUploadProbe",
-            dependencies: ["HTTPClient", "HTTPCore", "TestSupport"],
+            dependencies: ["HTTPClient", "HTTPCore", "HTTPMultipart", "TestSupport"],
             path: "Tests/UploadProbe",
             swiftSettings: swiftSettings
         ),

@@ -5,16 +5,19 @@ import Testing
 
 @testable import HTTPClient
 
-// Each test holds, verbatim, one ```swift block of Docs/HTTPClient.md or the DocC catalog
+// Each test holds, verbatim, one ```swift block of Docs/HTTPClient.md, Docs/HTTPClientTransports.md
+// or the DocC catalog
 // and runs it (against the local httpbin from `scripts/test` where it needs a server), with
 // `print` captured to check what the comments say it prints. `everySnippetIsHere` fails when
 // a block of the documents is missing from this file.
 
-@Suite("Examples in Docs/HTTPClient.md and the DocC catalog")
+@Suite("Examples in Docs/HTTPClient.md, Docs/HTTPClientTransports.md and the DocC catalog")
 struct GuideSnippetTests {
     @Test(
         "every ```swift block of the documents appears verbatim in this file",
-        arguments: ["Docs/HTTPClient.md", "Sources/HTTPClient/HTTPClient.docc/HTTPClient.md"])
+        arguments: [
+            "Docs/HTTPClient.md", "Docs/HTTPClientTransports.md", "Sources/HTTPClient/HTTPClient.docc/HTTPClient.md",
+        ])
     func everySnippetIsHere(document: String) throws {
         let tests = try SnippetSource.read("Tests/HTTPClientTests/GuideSnippetTests.swift")
         let blocks = SnippetSource.markdownBlocks(try SnippetSource.read(document))
@@ -22,6 +25,47 @@ struct GuideSnippetTests {
         for block in blocks {
             #expect(SnippetSource.contains(block, in: tests), "snippet of \(document) is not tested:\n\(block)")
         }
+    }
+
+    @Test("transports guide: using the transport directly")
+    func transportDirectly() async throws {
+        let baseURL = try TestServers.httpbin()
+        let printed = Collector<String>()
+        @Sendable func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let transport = URLSessionTransport(configuration: .init(maximumConnectionsPerHost: 32))
+
+        // `send` returns once the head is in; the body arrives as it is read.
+        let get = HTTPRequest(url: baseURL.appendingPathComponent("bytes/1000"))
+        let response = try await transport.send(get, options: TransportOptions(idleTimeout: .seconds(10)))
+        let bytes = try await response.body?.collect(upTo: 1 << 20) ?? Data()
+        print(response.head.status, bytes.count)  // 200 OK 1000
+
+        // Upload a file in constant memory and follow the progress.
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("video.mp4")
+        try Data(count: 1 << 18).write(to: file)
+        var upload = HTTPRequest(method: .put, url: baseURL.appendingPathComponent("put"))
+        upload.body = try HTTPBody(fileAt: file)
+        let sent = try await transport.send(upload, options: TransportOptions(progress: { print($0) }))
+        _ = try await sent.body?.collect(upTo: 8 << 20)  // upload 262144/262144 came last
+
+        try? FileManager.default.removeItem(at: file)
+        #expect(printed.values.first == "200 OK 1000")
+        #expect(printed.values.last == "upload 262144/262144")
+        #expect(sent.head.status == .ok)
+    }
+
+    @Test("transports guide: writing a transport")
+    func cannedTransport() async throws {
+        struct Canned: ClientTransport {
+            func send(_ request: HTTPRequest, options: TransportOptions) async throws -> TransportResponse {
+                try Task.checkCancellation()
+                return TransportResponse(head: HTTPResponse(status: .ok), body: HTTPBody("hi"))
+            }
+        }
+
+        let response = try await Client(transport: Canned()).send(.get("https://example.com/"))
+        #expect(response.body == Data("hi".utf8))
     }
 
     @Test("guide: a first request")

@@ -2,16 +2,21 @@ import Foundation
 import TestSupport
 import Testing
 
-/// A 1 GiB file uploaded through ``Client`` arrives intact with a bounded peak resident set.
+/// A 1 GiB file uploaded through ``Client`` arrives intact with a bounded peak resident set,
+/// sent as the body itself and as the file part of a streamed multipart form.
 ///
 /// The upload runs in a child process, `HeronUploadProbe` (Tests/UploadProbe), not here:
 /// every `URLSession` of a Linux process shares one work queue, which a 1 GiB upload holds
 /// for seconds while the suite's other tests wait, and the peak resident set of a process
 /// running hundreds of tests in parallel says nothing about one upload. The fault server
-/// hashes what it receives; `sha256sum` hashes the file; the probe reports both its status
-/// and how far its peak resident set rose. The probe's JSON report is recorded as an
-/// attachment (`swift test --attachments-path DIR` keeps it).
-@Suite("Large upload from a file, in a child process")
+/// hashes what it receives and says how it was framed; `sha256sum` hashes what should have
+/// arrived; the probe reports both its status and how far its peak resident set rose. The
+/// probe's JSON reports are recorded as attachments (`swift test --attachments-path DIR`
+/// keeps them).
+///
+/// The suite writes the file once (``LargeUploadFile``) and runs its tests one at a time, so
+/// that two gibibyte uploads never compete for the machine's cores.
+@Suite("Large uploads from a file, in a child process", .serialized, LargeUploadFile())
 struct LargeUploadTests {
     /// The file's size: 1 GiB.
     static let size = 1 << 30
@@ -20,23 +25,26 @@ struct LargeUploadTests {
     /// The probe's executable name (its target in Package.swift).
     static let probeName = "HeronUploadProbe"
 
-    @Test func oneGibibyteFileArrivesIntactWithPeakMemoryUnder64MiBAboveBaseline() async throws {
-        let faultServer = try TestServers.faultServer()
-        let probe = try Self.probeExecutable()
-        let folder = FileManager.default.temporaryDirectory
-            .appendingPathComponent("heron-large-upload-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let file = folder.appendingPathComponent("upload.bin")
-        try await TransportFixture.offThePool { try PatternFile.write(to: file, size: Self.size) }
-        let expected = try await Self.sha256(of: file)
+    /// The file the suite's tests upload and the folder that holds it, set by
+    /// ``LargeUploadFile`` around the suite.
+    @TaskLocal static var upload: Upload?
 
-        let output = try await Self.runGently(probe.path, [file.path, faultServer.absoluteString])
-        let errors = String(decoding: output.standardError, as: UTF8.self)
-        try #require(output.status == 0, "\(Self.probeName) exited with \(output.status): \(errors)")
-        Attachment.record(Array(output.standardOutput), named: "upload-probe-report.json")
-        let report = try JSONDecoder().decode(UploadProbeReport.self, from: output.standardOutput)
+    /// A 1 GiB file written for the suite, in a folder of its own.
+    struct Upload: Sendable {
+        /// The folder, removed after the suite; tests may write small files of their own here.
+        let folder: URL
+        /// The file of ``LargeUploadTests/size`` bytes (a ``PatternFile``).
+        let file: URL
+    }
+
+    @Test func oneGibibyteFileArrivesIntactWithPeakMemoryUnder64MiBAboveBaseline() async throws {
+        let upload = try #require(Self.upload, "the suite's LargeUploadFile trait did not run")
+        let expected = try await Self.sha256(of: [upload.file])
+
+        let report = try await Self.runProbe(upload.file, attachment: "upload-probe-report.json")
         #expect(report.status == 200)
+        #expect(report.chunked == false)
+        #expect(report.contentLength == Self.size)
         #expect(report.bytes == Self.size)
         #expect(report.sha256 == expected)
         #expect(
@@ -44,9 +52,49 @@ struct LargeUploadTests {
             "peak RSS grew by \(report.peakRSSGrowth >> 20) MiB above a baseline of \(report.baselineRSS >> 20) MiB")
     }
 
-    /// The SHA-256 of the file at `url` in lowercase hex, from `sha256sum`.
-    private static func sha256(of url: URL) async throws -> String {
-        let output = try await runGently("/usr/bin/env", ["sha256sum", url.path])
+    @Test("a 1 GiB file in a streamed multipart form arrives whole with its exact length, not chunked")
+    func oneGibibyteFileInStreamedMultipartForm() async throws {
+        let upload = try #require(Self.upload, "the suite's LargeUploadFile trait did not run")
+
+        let report = try await Self.runProbe(
+            upload.file, mode: "multipart", attachment: "multipart-upload-probe-report.json")
+        let form = try #require(report.form, "\(Self.probeName) described no form")
+        #expect(report.status == 200)
+        #expect(form.prefix.count + Self.size + form.suffix.count == form.contentLength)
+        #expect(report.chunked == false)
+        #expect(report.contentLength == form.contentLength)
+        #expect(report.bytes == form.contentLength)
+        let prefix = upload.folder.appendingPathComponent("form-prefix.bin")
+        let suffix = upload.folder.appendingPathComponent("form-suffix.bin")
+        try form.prefix.write(to: prefix)
+        try form.suffix.write(to: suffix)
+        #expect(report.sha256 == (try await Self.sha256(of: [prefix, upload.file, suffix])))
+        #expect(
+            report.peakRSSGrowth < Self.peakGrowthLimit,
+            "peak RSS grew by \(report.peakRSSGrowth >> 20) MiB above a baseline of \(report.baselineRSS >> 20) MiB")
+    }
+
+    /// Runs the probe, which uploads `file` to the fault server in `mode` (`file` by default),
+    /// records its report as an attachment named `attachment` and decodes it.
+    private static func runProbe(
+        _ file: URL, mode: String? = nil, attachment: String
+    ) async throws
+        -> UploadProbeReport
+    {
+        let faultServer = try TestServers.faultServer()
+        let probe = try probeExecutable()
+        let arguments = [file.path, faultServer.absoluteString] + (mode.map { [$0] } ?? [])
+        let output = try await runGently(probe.path, arguments)
+        let errors = String(decoding: output.standardError, as: UTF8.self)
+        try #require(output.status == 0, "\(probeName) exited with \(output.status): \(errors)")
+        Attachment.record(Array(output.standardOutput), named: attachment)
+        return try JSONDecoder().decode(UploadProbeReport.self, from: output.standardOutput)
+    }
+
+    /// The SHA-256 of the files at `urls` read one after the other, in lowercase hex, from
+    /// `cat` piped into `sha256sum`.
+    private static func sha256(of urls: [URL]) async throws -> String {
+        let output = try await runGently("/bin/sh", ["-c", #"cat -- "$@" | sha256sum"#, "sh"] + urls.map(\.path))
         try #require(output.status == 0, "sha256sum failed: \(String(decoding: output.standardError, as: UTF8.self))")
         let digest = String(decoding: output.standardOutput.prefix(64), as: UTF8.self)
         try #require(digest.count == 64 && digest.allSatisfy(\.isHexDigit), "sha256sum printed \(digest)")
@@ -81,5 +129,29 @@ struct LargeUploadTests {
         return try #require(
             found,
             "\(probeName) not found (looked at \(candidates.map(\.path))): build it with `swift build --build-tests`")
+    }
+}
+
+/// Writes the 1 GiB file once, before the suite's tests, and removes it after them.
+///
+/// Writing the file takes seconds; sharing it keeps the suite's run time down.
+struct LargeUploadFile: SuiteTrait, TestScoping {
+    /// Runs the suite with ``LargeUploadTests/upload`` set to a fresh file.
+    /// - Parameters:
+    ///   - test: The suite.
+    ///   - testCase: Nil: the trait is not recursive, so it scopes the suite as a whole.
+    ///   - function: Runs the suite's tests.
+    /// - Throws: What writing the file or the tests throw.
+    func provideScope(
+        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+    ) async throws {
+        let folder = FileManager.default.temporaryDirectory
+            .appendingPathComponent("heron-large-upload-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("upload.bin")
+        try await TransportFixture.offThePool { try PatternFile.write(to: file, size: LargeUploadTests.size) }
+        try await LargeUploadTests.$upload.withValue(
+            LargeUploadTests.Upload(folder: folder, file: file), operation: function)
     }
 }

@@ -1,12 +1,19 @@
 import Foundation
 import HTTPClient
 import HTTPCore
+import HTTPMultipart
 import TestSupport
 
-/// `HeronUploadProbe FILE FAULT_URL`: uploads FILE to the fault server's `/hash` through a
-/// ``Client`` on the default ``URLSessionTransport`` and prints one line of JSON, an
-/// ``UploadProbeReport``: the status, what the server received (byte count and SHA-256),
-/// and how far the peak resident set rose above the baseline taken before the client existed.
+/// `HeronUploadProbe FILE FAULT_URL [file | multipart]`: uploads FILE to the fault server's
+/// `/hash` through a ``Client`` on the default ``URLSessionTransport`` and prints one line of
+/// JSON, an ``UploadProbeReport``: the status, what the server received (byte count, SHA-256,
+/// whether it came chunked and with what `Content-Length`), and how far the peak resident set
+/// rose above the baseline taken before the client existed.
+///
+/// In `file` mode, the default, FILE is the request's body. In `multipart` mode FILE is the
+/// file part of a ``MultipartForm`` (``UploadForm``) sent as the form's streaming body, of
+/// exact length and with no temporary file; the report then also describes the form: its
+/// length and the bytes it sends before and after the file's content.
 ///
 /// Used by `LargeUploadTests` only, never shipped. The upload runs in a process of its own
 /// for two reasons: on Linux every `URLSession` of a process shares one work queue, which a
@@ -36,24 +43,55 @@ enum UploadProbe {
         let description: String
     }
 
-    /// What `/hash` answers; its other fields are not needed here.
+    /// What `/hash` answers.
     struct HashReply: Decodable {
         let bytes: Int
         let sha256: String
+        let chunked: Bool
+        let contentLength: Int?
+
+        enum CodingKeys: String, CodingKey {
+            case bytes, sha256, chunked
+            case contentLength = "content_length"
+        }
+    }
+
+    /// How the probe sends the file.
+    enum Mode: String {
+        /// The file is the request's body.
+        case file
+        /// The file is a part of a streamed multipart form.
+        case multipart
     }
 
     /// Uploads the file named by `arguments` and measures the peak resident set meanwhile.
     static func run(arguments: [String]) async throws -> UploadProbeReport {
-        guard arguments.count == 2, let faultServer = URL(string: arguments[1]), faultServer.scheme != nil else {
-            throw Failure(description: "usage: HeronUploadProbe FILE FAULT_URL (got \(arguments))")
+        guard (2...3).contains(arguments.count), let faultServer = URL(string: arguments[1]), faultServer.scheme != nil,
+            let mode = arguments.count == 3 ? Mode(rawValue: arguments[2]) : .file
+        else {
+            throw Failure(description: "usage: HeronUploadProbe FILE FAULT_URL [file | multipart] (got \(arguments))")
         }
         let file = URL(fileURLWithPath: arguments[0])
+        let url = faultServer.appendingPathComponent("hash")
+        // The request is built before the baseline is taken: a streaming form reads nothing
+        // until it is sent, and its framing, encoded in memory, is a few hundred bytes.
+        let request: HTTPRequest
+        let form: UploadProbeReport.Form?
+        switch mode {
+        case .file:
+            request = HTTPRequest(method: .post, url: url, body: try HTTPBody(fileAt: file))
+            form = nil
+        case .multipart:
+            let encoded = try UploadForm.holding(fileAt: file).streamingBody()
+            let framing = try await UploadForm.framing()
+            request = HTTPRequest(method: .post, url: url).body(encoded)
+            form = UploadProbeReport.Form(
+                contentLength: Int(encoded.contentLength), prefix: framing.prefix, suffix: framing.suffix)
+        }
         let baseline = try PeakMemory.resetPeak()
         // One attempt, no retry: a second attempt would hide what the first one did. The
         // timeout bounds a hung upload so the test waiting for this process cannot hang.
         let client = Client(transport: URLSessionTransport(), retry: .none, timeout: .seconds(300))
-        let request = HTTPRequest(
-            method: .post, url: faultServer.appendingPathComponent("hash"), body: try HTTPBody(fileAt: file))
         let clock = ContinuousClock()
         let start = clock.now
         let response = try await client.send(request)
@@ -72,7 +110,8 @@ enum UploadProbe {
             throw Failure(description: "POST \(request.url) answered no hash report (\(error)): \(prefix)")
         }
         return UploadProbeReport(
-            status: response.status.code, bytes: reply.bytes, sha256: reply.sha256, baselineRSS: baseline,
-            peakRSSGrowth: growth, seconds: seconds)
+            status: response.status.code, bytes: reply.bytes, sha256: reply.sha256, chunked: reply.chunked,
+            contentLength: reply.contentLength, form: form, baselineRSS: baseline, peakRSSGrowth: growth,
+            seconds: seconds)
     }
 }

@@ -187,15 +187,16 @@ public final class URLSessionTransport: ClientTransport {
 
     /// What URLSession reads a file or stream body from: the file directly when its size
     /// is known, the body's own `InputStream` when it is made from streams, else a pump
-    /// from the body's chunks.
+    /// from the body's chunks; and whether its reads may wait for something other than
+    /// the disk (then the transfer counts in ``URLSessionBodyPump/gate``).
     func makeBodySource(
         for body: HTTPBody, onFailure: @escaping @Sendable (any Error) -> Void
-    ) -> any URLSessionBodySource {
+    ) -> (source: any URLSessionBodySource, mayWait: Bool) {
         if case .file(let url) = body.source, case .known(let size) = body.length {
-            return URLSessionFileBodyReader(url: url, size: size, onFailure: onFailure)
+            return (URLSessionFileBodyReader(url: url, size: size, onFailure: onFailure), false)
         }
-        if body.makesInputStreams { return URLSessionInputStreamReader(body: body, onFailure: onFailure) }
-        return URLSessionBodyPump(body: body, chunkSize: configuration.uploadChunkSize, onFailure: onFailure)
+        if body.makesInputStreams { return (URLSessionInputStreamReader(body: body, onFailure: onFailure), true) }
+        return (URLSessionBodyPump(body: body, chunkSize: configuration.uploadChunkSize, onFailure: onFailure), true)
     }
 
     /// Whether `body` is sent through a ``URLSessionBodyPump``: a stream, or a file of
@@ -262,8 +263,10 @@ public final class URLSessionTransport: ClientTransport {
     private func streamedTask(
         for body: HTTPBody, urlRequest: inout URLRequest, transfer: URLSessionTransfer
     ) -> URLSessionTask {
-        let source = makeBodySource(for: body) { [weak transfer] error in transfer?.requestBodyFailed(error) }
-        transfer.attach(source)
+        let (source, mayWait) = makeBodySource(for: body) { [weak transfer] error in
+            transfer?.requestBodyFailed(error)
+        }
+        transfer.attach(source, holding: mayWait ? URLSessionBodyPump.GateHold() : nil)
         urlRequest.httpBodyStream = source.makeInputStream()
         return session.dataTask(with: urlRequest)
     }

@@ -36,21 +36,20 @@ final class URLSessionBodyPump: URLSessionBodySource, @unchecked Sendable {
         self.chunkSize = chunkSize
         self.capacity = max(chunkSize * 4, 1 << 20)
         self.onFailure = onFailure
-        Self.gate.pumpCreated()
     }
 
-    deinit {
-        producer?.cancel()
-        if !closed { Self.gate.pumpClosed() }
-    }
+    deinit { producer?.cancel() }
 
-    /// Orders pumps against URLSession calls made on callers' threads, process-wide.
+    /// Orders transfers whose body reads may wait (a pump, an `InputStream`) against
+    /// URLSession calls made on callers' threads, process-wide.
     ///
-    /// A pump's read holds URLSession's work queue (shared by every session of the process)
+    /// Such a read holds URLSession's work queue (shared by every session of the process)
     /// until its producer delivers, and the producer may need a cooperative thread. So a
-    /// task is made and resumed on a caller's (cooperative) thread only while no pump is
-    /// alive, and a new pump waits until such calls in progress are done: none of them can
-    /// then be stuck behind a pump's read.
+    /// task is made and resumed on a caller's (cooperative) thread only while no such
+    /// transfer is alive, and a new one waits until such calls in progress are done: none
+    /// of them can then be stuck behind its read. A transfer counts from the making of its
+    /// body source until its task completes (see ``GateHold``): no read of its body can be
+    /// in progress after that, since URLSession reports completion on the queue that reads.
     static let gate = SubmitGate()
 
     /// The bookkeeping of ``gate``.
@@ -80,8 +79,8 @@ final class URLSessionBodyPump: URLSessionBodySource, @unchecked Sendable {
             condition.unlock()
         }
 
-        /// Counts a new pump (or a reader that may wait like one), first waiting for calls on
-        /// callers' threads to end (they take microseconds, and no pump is alive to hold them up).
+        /// Counts a new transfer whose reads may wait, first waiting for calls on callers'
+        /// threads to end (they take microseconds, and no such transfer is alive to hold them up).
         func pumpCreated() {
             condition.lock()
             waiting += 1
@@ -95,6 +94,25 @@ final class URLSessionBodyPump: URLSessionBodySource, @unchecked Sendable {
             condition.lock()
             live -= 1
             condition.unlock()
+        }
+    }
+
+    /// One transfer's count in ``gate``: taken when made, given back once by ``release()``
+    /// or when the hold is released.
+    final class GateHold: Sendable {
+        private let held = Locked(true)
+
+        init() { gate.pumpCreated() }
+
+        deinit { release() }
+
+        /// Gives the count back; later calls do nothing.
+        func release() {
+            let wasHeld = held.withLock { held in
+                defer { held = false }
+                return held
+            }
+            if wasHeld { gate.pumpClosed() }
         }
     }
 
@@ -225,7 +243,6 @@ final class URLSessionBodyPump: URLSessionBodySource, @unchecked Sendable {
     /// Stops the pump: blocked and later reads return -1 and the reading task ends.
     func close() {
         condition.lock()
-        if !closed { Self.gate.pumpClosed() }
         closed = true
         chunks = []
         buffered = 0

@@ -5,33 +5,20 @@ import HTTPCore
 /// URLSession's buffer: no task, no copy and no thread in between, as when URLSession is
 /// given the stream itself.
 ///
-/// The stream comes from ``HTTPBody/makeInputStream()``, which keeps to the declared length
-/// and reports an ``HTTPCoreError``; a failure fails the request with that error. A stream's
-/// `read` (or the application's factory, or `open`) may wait for another thread (a pipe it
-/// writes), so the reader counts as a pump for ``URLSessionBodyPump/gate`` for as long as
-/// any of them may still hold URLSession's work queue: until ``close()`` *and* the end of a
-/// call in progress, which cannot be interrupted. None of them runs under `lock`, so
-/// ``close()`` (called on cancellation and at a deadline) returns at once.
-///
+/// The stream comes from ``HTTPBody/makeInputStream()``: HTTPCore's checked stream, which
+/// keeps to the declared length, reports an ``HTTPCoreError``, and can be closed while a
+/// read waits (the read then fails; the application's stream is closed when it returns).
+/// A failure fails the request with that error. The stream is made, opened and read
+/// outside the lock, on URLSession's thread, so ``close()`` returns at once. Such a read
+/// may wait for another thread (a pipe it writes): the transport counts the transfer in
+/// ``URLSessionBodyPump/gate`` until its task completes.
 final class URLSessionInputStreamReader: URLSessionBodySource {
-    /// What the lock guards. The stream is made, opened and read outside the lock, by one
-    /// thread at a time (`busy`).
     private struct State {
         var stream: InputStream?
-        /// A call into the application's stream (make and open, or read) is in progress.
-        var busy = false
+        var opening = false
         var ended = false
         var failed = false
         var closed = false
-        /// Whether this reader still counts in ``URLSessionBodyPump/gate``.
-        var holdsGate = true
-
-        /// Stops counting in the gate, once: returns whether the caller must tell the gate.
-        mutating func releaseGate() -> Bool {
-            guard holdsGate else { return false }
-            holdsGate = false
-            return true
-        }
     }
 
     private let body: HTTPBody
@@ -45,102 +32,63 @@ final class URLSessionInputStreamReader: URLSessionBodySource {
     init(body: HTTPBody, onFailure: @escaping @Sendable (any Error) -> Void) {
         self.body = body
         self.onFailure = onFailure
-        URLSessionBodyPump.gate.pumpCreated()
     }
 
-    deinit {
-        let (stream, release) = state.withLock { state in
-            defer { state.stream = nil }
-            return (state.stream, state.releaseGate())
+    deinit { state.withLock { $0.stream }?.close() }
+
+    func start() { _ = openedStream() }
+
+    /// The open stream, made and opened on first use; `nil` once the reader failed or closed.
+    private func openedStream() -> InputStream? {
+        let (stream, make) = state.withLock { state in
+            guard state.stream == nil, !state.opening, !state.failed, !state.closed else {
+                return (state.stream, false)
+            }
+            state.opening = true
+            return (nil, true)
         }
-        stream?.close()
-        if release { URLSessionBodyPump.gate.pumpClosed() }
-    }
-
-    func start() {
-        if let error = open() { onFailure(error) }
-    }
-
-    /// Makes and opens the stream unless it exists, is being made, or the reader is over.
-    /// - Returns: The error that made it fail, to report.
-    private func open() -> (any Error)? {
-        let begin = state.withLock { state in
-            guard state.stream == nil, !state.busy, !state.failed, !state.closed else { return false }
-            state.busy = true
-            return true
-        }
-        guard begin else { return nil }
+        guard make else { return stream }
         var made: InputStream?
         var failure: (any Error)?
         do {
             made = try body.makeInputStream()
-            if let made {
-                made.open()
-                if made.streamStatus == .error {
-                    failure =
-                        made.streamError
-                        ?? HTTPCoreError(.unreadableStream, value: "stream", reason: "opening the input stream failed")
-                }
-            } else {
-                failure = HTTPCoreError(.unreadableStream, value: "stream", reason: "the body has no input stream")
+            made?.open()
+            if made?.streamStatus == .error { failure = made?.streamError }
+            if made == nil || failure != nil {
+                failure =
+                    failure
+                    ?? HTTPCoreError(.unreadableStream, value: "stream", reason: "the input stream did not open")
             }
         } catch {
             failure = error
         }
-        let (closed, release) = state.withLock { state in
-            state.busy = false
-            if state.closed { return (true, state.releaseGate()) }
-            if failure != nil { state.failed = true } else { state.stream = made }
-            return (false, false)
+        let keep = state.withLock { state in
+            state.opening = false
+            guard !state.closed, failure == nil else {
+                state.failed = failure != nil
+                return false
+            }
+            state.stream = made
+            return true
         }
-        guard closed else { return failure }
-        made?.close()
-        if release { URLSessionBodyPump.gate.pumpClosed() }
-        return nil
+        if let failure { onFailure(failure) }
+        if !keep { made?.close() }
+        return keep ? made : nil
     }
 
     var hasBytesAvailable: Bool { state.withLock { !$0.ended } }
 
     func read(into buffer: UnsafeMutablePointer<UInt8>, maxLength: Int) -> Int {
-        if let error = open() {
-            onFailure(error)
-            return -1
-        }
-        enum Begin {
-            case result(Int)
-            case read(InputStream)
-        }
-        let begin: Begin = state.withLock { state in
-            guard !state.failed, !state.closed, !state.busy, let stream = state.stream else { return .result(-1) }
-            guard !state.ended, maxLength > 0 else { return .result(0) }
-            state.busy = true
-            return .read(stream)
-        }
-        let stream: InputStream
-        switch begin {
-        case .result(let count): return count
-        case .read(let reading): stream = reading
-        }
+        guard let stream = openedStream() else { return -1 }
+        guard maxLength > 0, !state.withLock({ $0.ended }) else { return 0 }
         let count = stream.read(buffer, maxLength: maxLength)
-        let (closed, release, failed) = state.withLock { state in
-            state.busy = false
-            if state.closed {
-                state.stream = nil
-                return (true, state.releaseGate(), false)
-            }
-            if count == 0 {
-                state.ended = true
-            } else if count < 0 {
-                state.failed = true
-            }
-            return (false, false, count < 0)
+        let report = state.withLock { state in
+            if count == 0 { state.ended = true }
+            guard count < 0, !state.closed, !state.failed else { return false }
+            state.failed = true
+            return true
         }
-        if closed {
-            stream.close()
-            if release { URLSessionBodyPump.gate.pumpClosed() }
-            return -1
-        }
-        if failed {
+        if report {
             onFailure(
                 stream.streamError
                     ?? HTTPCoreError(.unreadableStream, value: "stream", reason: "reading the input stream failed"))
@@ -149,15 +97,10 @@ final class URLSessionInputStreamReader: URLSessionBodySource {
     }
 
     func close() {
-        // A call in progress may still hold URLSession's work queue: it closes the stream and
-        // leaves the gate when it returns.
-        let (idle, release) = state.withLock { state in
+        let stream = state.withLock { state in
             state.closed = true
-            guard !state.busy else { return (InputStream?.none, false) }
-            defer { state.stream = nil }
-            return (state.stream, state.releaseGate())
+            return state.stream
         }
-        idle?.close()
-        if release { URLSessionBodyPump.gate.pumpClosed() }
+        stream?.close()
     }
 }

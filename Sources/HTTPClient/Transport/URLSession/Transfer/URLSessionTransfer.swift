@@ -21,6 +21,7 @@ final class URLSessionTransfer: Sendable {
         var reader: CheckedContinuation<Data?, any Error>?
         var task: URLSessionTask?
         var requestBody: (any URLSessionBodySource)?
+        var gateHold: URLSessionBodyPump.GateHold?
         var head: HTTPResponse?
         var bytesSent: Int64 = 0
         var stopDeadline: (@Sendable () -> Void)?
@@ -75,9 +76,13 @@ final class URLSessionTransfer: Sendable {
         return false
     }
 
-    /// Keeps the source URLSession reads the request body from, closed when the transfer ends.
-    func attach(_ source: any URLSessionBodySource) {
-        shared.withLock { $0.requestBody = source }
+    /// Keeps the source URLSession reads the request body from, closed when the transfer
+    /// ends, and the transfer's count in the gate, given back when its task completes.
+    func attach(_ source: any URLSessionBodySource, holding gateHold: URLSessionBodyPump.GateHold?) {
+        shared.withLock { shared in
+            shared.requestBody = source
+            shared.gateHold = gateHold
+        }
     }
 
     /// Stores the task before it runs.
@@ -194,6 +199,7 @@ final class URLSessionTransfer: Sendable {
         var task: URLSessionTask?
         var requestBody: (any URLSessionBodySource)?
         var stopDeadline: (@Sendable () -> Void)?
+        var gateHold: URLSessionBodyPump.GateHold?
         var head: HTTPResponse?
         var bytesSent: Int64 = 0
     }
@@ -216,9 +222,12 @@ final class URLSessionTransfer: Sendable {
             if shared.stopDeadline != nil, Self.deadlineOver(shared.machine) {
                 swap(&taken.stopDeadline, &shared.stopDeadline)
             }
+            // Once the task completed, URLSession reads the request body no more.
+            if shared.machine.task == .completed { swap(&taken.gateHold, &shared.gateHold) }
             return actions
         }
         taken.stopDeadline?()
+        taken.gateHold?.release()
         taken.requestBody?.close()
         if let task = taken.task { Self.cancelLater(task) }
         if let answer = actions.answerReader, let reader = taken.reader {
