@@ -179,10 +179,10 @@ private func systemRead(_ descriptor: Int32, _ base: UnsafeMutableRawPointer, _ 
     #endif
 }
 
-/// Closes `descriptor` with `close(2)`; for HTTPMultipart's output file too, so `package`.
+/// Closes `descriptor` with `close(2)`; for ``PartialFile`` too.
 /// - Parameter descriptor: An open descriptor.
 /// - Returns: 0, or -1 with `errno` set.
-package func systemClose(_ descriptor: Int32) -> Int32 {
+func systemClose(_ descriptor: Int32) -> Int32 {
     #if canImport(Darwin)
     return Darwin.close(descriptor)
     #elseif canImport(Musl)

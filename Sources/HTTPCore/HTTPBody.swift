@@ -157,17 +157,20 @@ public struct HTTPBody: Sendable {
                 .bodyTooLarge, value: String(count), reason: "body of \(count) bytes exceeds the limit of \(limit)")
         }
         if case .data(let data) = storage { return data }
-        var result = Data()
-        if case .known(let count) = length { result.reserveCapacity(Int(count)) }
-        for try await chunk in chunks() {
-            guard result.count + chunk.count <= limit else {
+        var chunks = chunks().makeAsyncIterator()
+        // A body in one chunk (most small responses) is returned as it came, uncopied.
+        var result = try await chunks.next() ?? Data()
+        var grown = false
+        while true {
+            guard result.count <= limit else {
                 throw HTTPCoreError(
-                    .bodyTooLarge, value: "\(result.count + chunk.count)+",
-                    reason: "body exceeds the limit of \(limit) bytes")
+                    .bodyTooLarge, value: "\(result.count)+", reason: "body exceeds the limit of \(limit) bytes")
             }
+            guard let chunk = try await chunks.next() else { return result }
+            if !grown, case .known(let count) = length { result.reserveCapacity(Int(count)) }
+            grown = true
             result.append(chunk)
         }
-        return result
     }
 }
 

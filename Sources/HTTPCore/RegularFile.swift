@@ -7,7 +7,7 @@ import Foundation
 /// `access(2)` checks it is readable. A failure says why in words each module's own error
 /// type carries, naming the path.
 package enum RegularFile {
-    /// Why a URL is not a readable regular file.
+    /// Why a URL is not a readable regular file, or why a ``PartialFile`` failed.
     package struct Problem: Error {
         /// The path, or the URL's text when it is not a file URL.
         package let path: String
@@ -15,6 +15,11 @@ package enum RegularFile {
         package let reason: String
         /// The system error number, when a system call failed.
         package let errorNumber: Int32?
+
+        /// ``errorNumber`` as a `POSIXError`, for a module's error to carry as its cause.
+        package var underlyingError: POSIXError? {
+            errorNumber.flatMap(POSIXErrorCode.init(rawValue:)).map { POSIXError($0) }
+        }
     }
 
     /// The size of the readable regular file at `url`, or why there is none.

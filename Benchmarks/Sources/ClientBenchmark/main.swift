@@ -140,7 +140,8 @@ if which == "all" || which == "requests" {
         (
             "Heron transport alone",
             { [transportRequest] in
-                _ = try await transport.send(transportRequest, options: TransportOptions())
+                // Read to the end: the transport returns at the head.
+                _ = try await transport.send(transportRequest, options: TransportOptions()).body?.collect(upTo: 1 << 20)
             }
         ),
         ("raw session delegate", { try await delegateSession.get(smallURL) }),
@@ -149,7 +150,7 @@ if which == "all" || which == "requests" {
             { [transportRequest] in
                 var options = TransportOptions(idleTimeout: .seconds(600))
                 options.deadline = .now + .seconds(600)
-                _ = try await transport.send(transportRequest, options: options)
+                _ = try await transport.send(transportRequest, options: options).body?.collect(upTo: 1 << 20)
             }
         ),
         ("Heron Client without observer", { _ = try await quietClient.send(request) }),
@@ -381,7 +382,8 @@ if which == "overhead" {
             let afterRequest = try await Task.detached {
                 var total = 0.0
                 for _ in 0..<2000 {
-                    _ = try await transport.send(transportRequest, options: TransportOptions())
+                    _ = try await transport.send(transportRequest, options: TransportOptions()).body?.collect(
+                        upTo: 1 << 20)
                     let start = DispatchTime.now().uptimeNanoseconds
                     _ = try await subject.send(request)
                     total += Double(DispatchTime.now().uptimeNanoseconds - start) / 1000

@@ -41,20 +41,27 @@ enum ResponseBodyMode: Sendable, Hashable {
     func receive(
         _ response: TransportResponse, request: HTTPRequest, progress: ProgressDestination?
     ) async throws -> ResponseContent {
-        var meter = DownloadMeter(head: response.head, hasBody: response.body != nil, progress: progress)
+        let declared = response.body == nil ? 0 : response.head.decodedBodyLength
+        var meter = DownloadMeter(expected: declared, progress: progress)
         switch self {
         case .buffered(let limit):
             guard let body = response.body else { return .data(Data()) }
-            if let declared = meter.expected, declared > Int64(limit) {
+            if let declared, declared > Int64(limit) {
                 throw Self.tooLarge(limit: limit, size: "of \(declared) bytes", response.head, request)
             }
-            var data = Data()
-            // Reserve what the server declared, but not more than 4 MiB on its word alone.
-            if let declared = meter.expected, declared > 0 { data.reserveCapacity(Int(min(declared, 4 << 20))) }
-            for try await chunk in body.chunks() {
-                guard data.count + chunk.count <= limit else {
-                    throw Self.tooLarge(limit: limit, size: "longer than \(limit) bytes", response.head, request)
+            var tooLarge: ClientError {
+                Self.tooLarge(limit: limit, size: "longer than \(limit) bytes", response.head, request)
+            }
+            guard progress != nil else {
+                do {
+                    return .data(try await body.collect(upTo: limit))
+                } catch let error as HTTPCoreError where error.code == .bodyTooLarge {
+                    throw tooLarge
                 }
+            }
+            var data = Data()
+            for try await chunk in body.chunks() {
+                guard data.count + chunk.count <= limit else { throw tooLarge }
                 data.append(chunk)
                 meter.received(chunk.count)
             }
@@ -120,23 +127,21 @@ enum ResponseContent: Sendable {
 
 /// Counts the bytes of a response body as they are read and reports download progress.
 struct DownloadMeter: Sendable {
-    /// The length the server declared and the body will have (not for an encoded body,
-    /// which URLSession and others decode); 0 when there is no body.
+    /// The length the body will have, when known; 0 when there is no body.
     let expected: Int64?
     private(set) var count: Int64 = 0
     private let progress: ProgressDestination?
 
-    init(head: HTTPResponse, hasBody: Bool, progress: ProgressDestination?) {
-        let encoded = head.headerFields[.contentEncoding].map { $0.lowercased() != "identity" } ?? false
-        expected = hasBody ? (encoded ? nil : head.contentLength) : 0
+    init(expected: Int64?, progress: ProgressDestination?) {
+        self.expected = expected
         self.progress = progress
     }
 
     /// Counts `bytes` more.
     mutating func received(_ bytes: Int) {
+        guard bytes > 0 else { return }
         count += Int64(bytes)
-        guard let progress else { return }
-        progress.report(TransferProgress(direction: .download, completed: count, expected: expected))
+        progress?.report(TransferProgress(direction: .download, completed: count, expected: expected))
     }
 
     /// Reports 100% if the last report fell short of the final count.

@@ -89,9 +89,9 @@ public final class StubTransport: ClientTransport {
                 reply = try await handler(request)
             case .response(var head, let body):
                 if head.url == nil { head.url = request.url }
-                let hasBody = request.method != .head && head.status.code != 204 && head.status.code != 304
                 return TransportResponse(
-                    head: head, body: hasBody ? Self.arriving(body) : nil, bytesSent: bodyBytes.map { Int64($0.count) })
+                    head: head, body: head.hasBody(answering: request) ? Self.arriving(body) : nil,
+                    bytesSent: bodyBytes.map { Int64($0.count) })
             }
         }
     }
@@ -121,22 +121,15 @@ public final class StubTransport: ClientTransport {
         guard let body = request.body else { return nil }
         do {
             let data = try await body.collect(upTo: 256 * 1024 * 1024)
-            Self.report(data.count, direction: .upload, to: progress)
+            let total = Int64(data.count)
+            if total > 0 { progress?(TransferProgress(direction: .upload, completed: total / 2, expected: total)) }
+            progress?(TransferProgress(direction: .upload, completed: total, expected: total))
             return data
         } catch {
             throw ClientError(
                 .invalidRequest, "StubTransport could not read the request body: \(error)", request: request,
                 underlying: error)
         }
-    }
-
-    private static func report(
-        _ count: Int, direction: TransferProgress.Direction, to progress: (@Sendable (TransferProgress) -> Void)?
-    ) {
-        guard let progress else { return }
-        let total = Int64(count)
-        if total > 0 { progress(TransferProgress(direction: direction, completed: total / 2, expected: total)) }
-        progress(TransferProgress(direction: direction, completed: total, expected: total))
     }
 }
 

@@ -11,43 +11,39 @@ import Darwin
 
 /// Encodes a form into a file, in chunks of a fixed size, with bounded memory.
 ///
-/// The bytes go to a temporary file beside the destination (so the final `rename(2)`
-/// stays on one file system), which replaces the destination only once it is complete.
-/// On any failure the temporary file is removed. File parts are copied with an in-kernel
-/// copy where the system has one (`sendfile(2)` on Linux), otherwise read and written
-/// one chunk at a time (in-kernel copies move up to
-/// ``inKernelChunk`` per call, as no user memory is used); small segments are gathered into one chunk-sized buffer.
+/// The bytes go to HTTPCore's `PartialFile`, a hidden file beside the destination that
+/// replaces it with one `rename(2)` only once complete and is removed on any failure. File
+/// parts are copied into it with an in-kernel copy where the system has one (`sendfile(2)`
+/// on Linux), otherwise read and written one chunk at a time (in-kernel copies move up to
+/// ``inKernelChunk`` per call, as no user memory is used); small segments are gathered into
+/// one chunk-sized buffer.
 enum DiskOutput {
     /// The most bytes one in-kernel copy moves. No user-space buffer is involved, so this
     /// need not be the chunk size; fewer calls bring the copy close to `cp`, which moves a
     /// whole file with one `copy_file_range(2)`.
     static let inKernelChunk = 64 << 20
 
+    /// Encodes `layout` into the file at `url`, replacing any file there once complete.
+    /// - Parameters:
+    ///   - layout: The form's segments, in order.
+    ///   - url: The destination, a `file:` URL in an existing directory.
+    ///   - chunkSize: The size of the buffer small segments are gathered in, and of each write.
+    /// - Throws: ``MultipartError/Code/writeFailed`` naming the destination or the partial
+    ///   file, ``MultipartError/Code/cancelled``, or the error of the part that failed; the
+    ///   partial file is then removed.
     static func write(_ layout: FormLayout, to url: URL, chunkSize: Int) async throws(MultipartError) {
-        guard url.isFileURL else {
-            throw MultipartError(.writeFailed, value: url.absoluteString, reason: "the destination is not a file URL")
+        let output = try PartialFile(destination: url) { problem in
+            MultipartError(
+                .writeFailed, value: problem.path, reason: problem.reason, underlyingError: problem.underlyingError)
         }
         let destination = url.path
-        let temporary =
-            url.deletingLastPathComponent()
-            .appendingPathComponent(".\(url.lastPathComponent).\(UInt64.random(in: 0...UInt64.max)).partial").path
-        let output: OutputFile
-        do {
-            output = try OutputFile.createExclusively(temporary)
-        } catch {
-            // Name the destination the caller gave; the temporary file is ours.
-            throw MultipartError(
-                .writeFailed, value: destination,
-                reason: "cannot create the temporary file \(temporary) beside it: \(error.reason)",
-                underlyingError: error.underlyingError)
-        }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
         defer { buffer.deallocate() }
         do throws(MultipartError) {
             var filled = 0
             func flush() throws(MultipartError) {
                 guard filled > 0 else { return }
-                try output.writeAll(UnsafeRawBufferPointer(rebasing: buffer[0..<filled]))
+                try output.write(UnsafeRawBufferPointer(rebasing: buffer[0..<filled]))
                 filled = 0
             }
             for segment in layout.segments {
@@ -55,16 +51,10 @@ enum DiskOutput {
                 var reader = try SegmentReader(segment, chunkSize: chunkSize)
                 if let source = reader.file {
                     try flush()
-                    try copyInKernel(
-                        from: source, to: output, reader: &reader, chunkSize: chunkSize, destination: destination)
+                    try copyInKernel(from: source, to: output, reader: &reader, chunkSize: chunkSize)
                 } else if let bytes = reader.wholeBytes, bytes.count >= chunkSize {
                     try flush()
-                    let written: Result<Void, MultipartError> = bytes.withUnsafeBytes { raw in
-                        do throws(MultipartError) { return .success(try output.writeAll(raw)) } catch {
-                            return .failure(error)
-                        }
-                    }
-                    try written.get()
+                    try output.write(bytes)
                     reader.advance(by: bytes.count)
                 }
                 while reader.remaining > 0 {
@@ -79,31 +69,42 @@ enum DiskOutput {
                 try await reader.finish()
             }
             try flush()
-            try output.close()
-            guard rename(temporary, destination) == 0 else {
-                throw MultipartError.system(
-                    .writeFailed, value: destination, doing: "cannot move the finished file into place", errno: errno)
-            }
+            _ = try output.commit()
         } catch {
-            try? output.close()
-            unlink(temporary)
+            output.discard()
             throw error
         }
     }
 
+    /// Copies the rest of a file part into `output` with `sendfile(2)` on Linux, from the
+    /// part's descriptor at its current offset; elsewhere, or when the kernel cannot copy
+    /// between these files, leaves it to the caller to read and write.
     private static func copyInKernel(
-        from source: FileChunkReader, to output: OutputFile, reader: inout SegmentReader, chunkSize: Int,
-        destination: String
+        from source: FileChunkReader, to output: PartialFile<MultipartError>, reader: inout SegmentReader,
+        chunkSize: Int
     ) throws(MultipartError) {
+        #if os(Linux)
         while reader.remaining > 0 {
-            try checkCancellation(destination)
+            try checkCancellation(output.destination.path)
             let count = Int(min(Int64(max(chunkSize, inKernelChunk)), reader.remaining))
+            let copied = sendfile(output.fileDescriptor, source.fileDescriptor, nil, count)
+            if copied < 0 {
+                switch errno {
+                case EINTR: continue
+                case EINVAL, ENOSYS, EOPNOTSUPP: return
+                default:
+                    throw MultipartError.system(
+                        .writeFailed, value: output.path, doing: "copying from \(source.url.path) failed", errno: errno)
+                }
+            }
             // At 0 the file ended early: the reads that follow report it.
-            guard let copied = try output.copyInKernel(from: source, count: count), copied > 0 else { return }
+            guard copied > 0 else { return }
             reader.advance(by: copied)
         }
+        #endif
     }
 
+    /// Throws ``MultipartError/Code/cancelled`` naming `destination` once the task is cancelled.
     private static func checkCancellation(_ destination: String) throws(MultipartError) {
         if Task.isCancelled {
             throw MultipartError(.cancelled, value: destination, reason: "encoding to disk was cancelled")

@@ -9,8 +9,8 @@ import FoundationNetworking
 /// session delegate's callbacks, the caller's cancellation, the deadline and the body
 /// reader's requests, and carries out what the machine answers.
 ///
-/// `send` awaits ``answer``'s continuation, resumed exactly once: with the head (and body),
-/// or with an error. The body's reader awaits chunks through ``nextChunk()``.
+/// `send` awaits a continuation resumed exactly once: with the head (and body), or with an
+/// error. The body's reader awaits chunks through ``nextChunk()``.
 /// Continuations are resumed and tasks cancelled outside the lock; URLSession tasks are
 /// cancelled on another queue, never on the caller's thread or URLSession's work queue.
 final class URLSessionTransfer: Sendable {
@@ -131,13 +131,10 @@ final class URLSessionTransfer: Sendable {
             handle { $0.machine.failedToReadHead(error) }
             return false
         }
-        // URLSession decodes a `Content-Encoding` it knows, so the declared length no longer
-        // counts the bytes it delivers.
-        let encoded = head.headerFields[.contentEncoding].map { $0.lowercased() != "identity" } ?? false
-        let declared = encoded ? nil : head.contentLength
         return !handle { shared in
             shared.head = head
-            return shared.machine.headReceived(hasBody: Self.hasBody(head, for: request), declaredLength: declared)
+            return shared.machine.headReceived(
+                hasBody: head.hasBody(answering: request), declaredLength: head.decodedBodyLength)
         }.cancelTask
     }
 
@@ -260,7 +257,7 @@ final class URLSessionTransfer: Sendable {
                 }
             }
             let body: HTTPBody?
-            if Self.hasBody(head, for: request) {
+            if head.hasBody(answering: request) {
                 let reader = ResponseBodyReader(transfer: self)
                 body = HTTPBody(length: .unknown, iterationBehavior: .single) { reader }
             } else {
@@ -274,11 +271,6 @@ final class URLSessionTransfer: Sendable {
         }
         guard let progressQueue else { return caller.resume(with: result) }
         progressQueue.async { caller.resume(with: result) }
-    }
-
-    /// Whether a response to `request` with `head` has a body (RFC 9110 §6.4.1).
-    private static func hasBody(_ head: HTTPResponse, for request: HTTPRequest) -> Bool {
-        request.method != .head && head.status.code != 204 && head.status.code != 304
     }
 
     /// Whether the deadline no longer matters in `machine`'s state.
@@ -336,26 +328,5 @@ final class URLSessionTransfer: Sendable {
     private func report(_ progress: TransferProgress) {
         guard let callback = self.progress, let progressQueue else { return }
         progressQueue.async { callback(progress) }
-    }
-}
-
-/// The chunks of a response body as its reader takes them; when the body and every
-/// iterator over it are released, the transfer learns that the reader is gone.
-final class ResponseBodyReader: AsyncSequence, Sendable {
-    typealias Element = Data
-
-    private let transfer: URLSessionTransfer
-
-    init(transfer: URLSessionTransfer) { self.transfer = transfer }
-
-    deinit { transfer.readerGone() }
-
-    func makeAsyncIterator() -> Iterator { Iterator(reader: self) }
-
-    /// Reads the chunks; holds the reader so the transfer goes on while it reads.
-    struct Iterator: AsyncIteratorProtocol {
-        let reader: ResponseBodyReader
-
-        mutating func next() async throws -> Data? { try await reader.transfer.nextChunk() }
     }
 }

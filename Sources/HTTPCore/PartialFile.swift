@@ -1,0 +1,134 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A hidden file beside a destination, written in full and only then renamed over it: the
+/// one implementation behind HTTPMultipart's encode to disk and HTTPClient's downloads.
+///
+/// The file, `.<name>.<UUID>.partial`, sits in the destination's directory so the final
+/// `rename(2)` stays on one file system, where POSIX makes it atomic: the destination names
+/// its old file or the whole new one at every moment, and an existing file is replaced. It
+/// is opened `O_CREAT | O_EXCL | O_CLOEXEC` (never someone else's file, never inherited),
+/// mode `0644` less the umask. A failed ``commit()`` removes it, as do ``discard()`` and
+/// `deinit` when neither ran. Each failure is a ``RegularFile/Problem`` naming the path,
+/// which `failure` turns into the module's own `Failure`.
+///
+/// Not `Sendable`: a partial file belongs to the one task that writes it.
+package final class PartialFile<Failure: Error> {
+    /// Where ``commit()`` moves the file.
+    package let destination: URL
+    /// The path of the hidden partial file.
+    package let path: String
+    /// The open descriptor, for an in-kernel copy into the file such as `sendfile(2)`; -1
+    /// once closed.
+    package private(set) var fileDescriptor: Int32 = -1
+    /// Turns a problem into the error the methods throw.
+    private let failure: (RegularFile.Problem) -> Failure
+    /// Whether the file was moved into place or removed, so nothing is left to clean up.
+    private var isSettled = true
+
+    /// Creates the hidden partial file beside `destination`.
+    /// - Parameters:
+    ///   - destination: A `file:` URL in an existing directory.
+    ///   - failure: Turns a problem into the module's own error; every method throws its result.
+    /// - Throws: What `failure` makes of a problem naming `destination` when it is not a file
+    ///   URL or the file cannot be created there (the reason names the partial file and gives
+    ///   `errno`'s text).
+    package init(destination: URL, failure: @escaping (RegularFile.Problem) -> Failure) throws(Failure) {
+        self.destination = destination
+        self.failure = failure
+        path =
+            destination.deletingLastPathComponent()
+            .appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString).partial").path
+        guard destination.isFileURL else {
+            throw failure(
+                .init(path: destination.absoluteString, reason: "the destination is not a file URL", errorNumber: nil))
+        }
+        fileDescriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fileDescriptor >= 0 else {
+            throw failure(
+                RegularFile.systemProblem(destination.path, "cannot create the temporary file \(path) beside it", errno)
+            )
+        }
+        isSettled = false
+    }
+
+    deinit { discard() }
+
+    /// Appends all of `bytes`, retrying short writes and `EINTR` as `write(2)` allows.
+    /// - Parameter bytes: The bytes to append, such as `Data` or an `UnsafeRawBufferPointer`.
+    /// - Throws: What `failure` makes of a problem naming the partial file, which is left
+    ///   for ``discard()``.
+    package func write(_ bytes: some ContiguousBytes) throws(Failure) {
+        try bytes.withUnsafeBytes { buffer in
+            Result { () throws(Failure) in
+                guard var next = buffer.baseAddress else { return }
+                var remaining = buffer.count
+                while remaining > 0 {
+                    #if canImport(Darwin)
+                    let count = Darwin.write(fileDescriptor, next, remaining)
+                    #elseif canImport(Musl)
+                    let count = Musl.write(fileDescriptor, next, remaining)
+                    #else
+                    let count = Glibc.write(fileDescriptor, next, remaining)
+                    #endif
+                    if count < 0 {
+                        if errno == EINTR { continue }
+                        throw failure(RegularFile.systemProblem(path, "write failed", errno))
+                    }
+                    remaining -= count
+                    next += count
+                }
+            }
+        }.get()
+    }
+
+    /// Closes the descriptor, reporting a failure of `close(2)`, which can mean lost data.
+    /// Does nothing once closed.
+    /// - Throws: What `failure` makes of a problem naming the partial file, which is left
+    ///   for ``discard()``.
+    package func close() throws(Failure) {
+        guard fileDescriptor >= 0 else { return }
+        let descriptor = fileDescriptor
+        fileDescriptor = -1
+        guard systemClose(descriptor) == 0 else {
+            throw failure(RegularFile.systemProblem(path, "close failed", errno))
+        }
+    }
+
+    /// Closes the file and renames it to ``destination``, atomically replacing any file there.
+    /// - Returns: ``destination``.
+    /// - Throws: What `failure` makes of a problem naming the partial file (close) or the
+    ///   destination (rename); the partial file is then removed, the destination left as it was.
+    package func commit() throws(Failure) -> URL {
+        do throws(Failure) {
+            try close()
+            guard rename(path, destination.path) == 0 else {
+                let problem = RegularFile.systemProblem(
+                    destination.path, "cannot move the finished file into place", errno)
+                throw failure(problem)
+            }
+        } catch {
+            discard()
+            throw error
+        }
+        isSettled = true
+        return destination
+    }
+
+    /// Closes and removes the partial file, leaving the destination untouched; does nothing
+    /// after ``commit()`` or a first ``discard()``.
+    package func discard() {
+        guard !isSettled else { return }
+        isSettled = true
+        if fileDescriptor >= 0 { _ = systemClose(fileDescriptor) }
+        fileDescriptor = -1
+        unlink(path)
+    }
+}
