@@ -48,8 +48,8 @@ struct URLSessionTransferStateTests {
         var bytesOut = 0
         var readerWaits = false
 
-        init(deadlineCoversBody: Bool = true) {
-            state = State(bufferLimit: 8, deadlineCoversBody: deadlineCoversBody)
+        init(deadlineCoversBody: Bool = true, wholeBody: Bool = false) {
+            state = State(bufferLimit: 8, deadlineCoversBody: deadlineCoversBody, answersWithWholeBody: wholeBody)
         }
 
         mutating func run(_ event: Event) -> State.Actions {
@@ -280,8 +280,41 @@ struct URLSessionTransferStateTests {
 
     // MARK: Invariants over every sequence
 
-    @Test("invariants hold over every sequence of up to five events")
-    func everySequence() {
+    @Test("a caller waiting for the whole body is answered at its end, with every chunk there")
+    func wholeBody() {
+        var trace = Trace(wholeBody: true)
+        _ = trace.run(.taskCreated)
+        #expect(trace.run(.head).answerCaller == nil)
+        _ = trace.run(.data)
+        _ = trace.run(.data)
+        #expect(trace.callerAnswers.isEmpty)
+        #expect(Self.isHead(trace.run(.complete).answerCaller))
+        #expect(Self.chunk(trace.run(.wantPeek).answerReader) == Data([1, 2, 3]))
+        #expect(Self.chunk(trace.run(.wantPeek).answerReader) == Data([1, 2, 3]))
+        #expect(Self.isEnd(trace.run(.wantPeek).answerReader))
+    }
+
+    @Test("a caller waiting for the whole body gets its failure, not the head", arguments: orderings)
+    func wholeBodyRaces(_ order: [Event]) {
+        var trace = Trace(wholeBody: true)
+        _ = trace.run(.taskCreated)
+        _ = trace.run(.head)
+        _ = trace.run(.data)
+        for event in order { _ = trace.run(event) }
+        #expect(trace.callerAnswers.count == 1)
+        switch (order.first, trace.callerAnswers.first) {
+        case (.cancelled?, .failure(.cancelled)?), (.deadline?, .failure(.timedOut)?), (.complete?, .head?),
+            (.completeError?, .failure(.failed)?):
+            break
+        default:
+            Issue.record(
+                "first \(String(describing: order.first)) answered \(String(describing: trace.callerAnswers.first))")
+        }
+        #expect(trace.cancels <= 1)
+    }
+
+    @Test("invariants hold over every sequence of up to five events", arguments: [false, true])
+    func everySequence(wholeBody: Bool) {
         let events = Event.allCases
         var checked = 0
         func explore(_ trace: Trace, depth: Int) {
@@ -310,7 +343,7 @@ struct URLSessionTransferStateTests {
                 explore(next, depth: depth - 1)
             }
         }
-        explore(Trace(), depth: 5)
+        explore(Trace(wholeBody: wholeBody), depth: 5)
         let count = Event.allCases.count
         #expect(
             checked

@@ -80,7 +80,7 @@ struct URLSessionTransportBodyTests {
         let file = TransportFixture.temporaryFile()
         try TransportFixture.pattern(60).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let reader = URLSessionFileBodyReader(url: file, size: 60, onFailure: Failures().callback)
+        let reader = URLSessionDirectBodyReader(.file(file, size: 60), onFailure: Failures().callback)
         #expect(try await read(reader, max: 50) == TransportFixture.pattern(50))
         #expect(try await read(reader, max: 50) == TransportFixture.pattern(10, offset: 50))
         #expect(try await read(reader) == Data())
@@ -92,7 +92,7 @@ struct URLSessionTransportBodyTests {
         try TransportFixture.pattern(100).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         let failures = Failures()
-        let reader = URLSessionFileBodyReader(url: file, size: 60, onFailure: failures.callback)
+        let reader = URLSessionDirectBodyReader(.file(file, size: 60), onFailure: failures.callback)
         #expect(try await read(reader, max: 50) == TransportFixture.pattern(50))
         #expect(try await read(reader, max: 50) == TransportFixture.pattern(10, offset: 50))
         // The one file reader's rule: a file that no longer holds its declared length fails
@@ -106,7 +106,7 @@ struct URLSessionTransportBodyTests {
         try TransportFixture.pattern(10).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         let failures = Failures()
-        let reader = URLSessionFileBodyReader(url: file, size: 20, onFailure: failures.callback)
+        let reader = URLSessionDirectBodyReader(.file(file, size: 20), onFailure: failures.callback)
         #expect(try await read(reader) == TransportFixture.pattern(10))
         #expect(try await read(reader) == nil)
         #expect((failures.all.first as? HTTPCoreError)?.code == .bodyLengthMismatch)

@@ -121,7 +121,7 @@ extension Client {
         if let progress { uploadProgress = { progress.report($0) } }
         let transportOptions = TransportOptions(
             idleTimeout: timeout, responseBufferLimit: mode.transportBufferLimit, progress: uploadProgress,
-            deadlineCoversBody: mode.deadlineCoversBody)
+            deadlineCoversBody: mode.deadlineCoversBody, awaitsWholeBody: mode.awaitsWholeBody)
         var attempt = 0
         while true {
             attempt += 1

@@ -173,10 +173,7 @@ public final class Client: Sendable {
         let options = options.applying(request)
         let response = try await execute(
             request, options: options, mode: .stream(bufferLimit: options.responseBodyLimit))
-        guard case .stream(let stream) = response.body else {
-            return response.replacingBody(ResponseStream(HTTPBody(response.body.data ?? Data())))
-        }
-        return response.replacingBody(stream)
+        return response.replacingBody(response.body.stream ?? ResponseStream(.empty))
     }
 
     /// The request with its URL resolved and the default header fields added.

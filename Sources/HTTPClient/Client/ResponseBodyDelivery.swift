@@ -30,6 +30,12 @@ enum ResponseBodyMode: Sendable, Hashable {
         return true
     }
 
+    /// Whether the whole body is read at once, so the transport may return it complete.
+    var awaitsWholeBody: Bool {
+        if case .buffered = self { return true }
+        return false
+    }
+
     /// Reads `response`'s body as this mode asks.
     /// - Parameters:
     ///   - response: What the transport returned.
@@ -112,6 +118,12 @@ enum ResponseContent: Sendable {
     /// The bytes, for a body in memory.
     var data: Data? {
         if case .data(let data) = self { return data }
+        return nil
+    }
+
+    /// The stream, for a body that arrives as it is read.
+    var stream: ResponseStream? {
+        if case .stream(let stream) = self { return stream }
         return nil
     }
 

@@ -13,14 +13,12 @@ public struct ResponseStream: AsyncSequence, Sendable {
     private let chunks: HTTPBody.Chunks
     private let onChunk: (@Sendable (Int) -> Void)?
 
-    /// Wraps a stream of chunks.
-    /// - Parameter base: The chunks; it ends with the body or throws its failure.
-    public init(_ base: AsyncThrowingStream<Data, any Error>) {
-        self.init(HTTPBody(stream: base, length: .unknown))
-    }
+    /// Reads `body` as it arrives, once.
+    /// - Parameter body: The body, such as one a ``ClientTransport`` returned.
+    public init(_ body: HTTPBody) { self.init(body, onChunk: nil) }
 
     /// Reads `body` as it arrives; `onChunk` is told each chunk's size.
-    init(_ body: HTTPBody, onChunk: (@Sendable (Int) -> Void)? = nil) {
+    init(_ body: HTTPBody, onChunk: (@Sendable (Int) -> Void)?) {
         self.chunks = body.chunks()
         self.onChunk = onChunk
     }

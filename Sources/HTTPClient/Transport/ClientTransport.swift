@@ -81,6 +81,11 @@ public struct TransportOptions: Sendable {
     /// ``ClientError/Code/timedOut``); `false` leaves a body that has begun to arrive to
     /// its reader.
     public var deadlineCoversBody: Bool
+    /// Whether the caller reads the whole body as soon as `send` returns (the client's
+    /// buffered `send` does): a transport may then return only once the body has arrived or
+    /// failed (holding at most ``responseBufferLimit`` bytes), which spares the caller a
+    /// wake-up per chunk. `false` asks for the head as soon as it arrives.
+    public var awaitsWholeBody: Bool
 
     /// Creates options.
     /// - Parameters:
@@ -89,16 +94,19 @@ public struct TransportOptions: Sendable {
     ///   - progress: An upload progress callback, if any.
     ///   - deadline: When the response head must have arrived, if ever.
     ///   - deadlineCoversBody: Whether the deadline also ends the body; `false` by default.
+    ///   - awaitsWholeBody: Whether `send` may return only once the body has arrived;
+    ///     `false` by default.
     public init(
         idleTimeout: Duration? = nil, responseBufferLimit: Int = 16 * 1024 * 1024,
         progress: (@Sendable (TransferProgress) -> Void)? = nil, deadline: ContinuousClock.Instant? = nil,
-        deadlineCoversBody: Bool = false
+        deadlineCoversBody: Bool = false, awaitsWholeBody: Bool = false
     ) {
         self.idleTimeout = idleTimeout
         self.responseBufferLimit = max(1, responseBufferLimit)
         self.progress = progress
         self.deadline = deadline
         self.deadlineCoversBody = deadlineCoversBody
+        self.awaitsWholeBody = awaitsWholeBody
     }
 }
 

@@ -169,7 +169,7 @@ public final class URLSessionTransport: ClientTransport {
                 // while any stream body is being sent, or when this request has one, they are
                 // made on a queue of ours; otherwise here, saving a thread switch (the gate
                 // keeps a new pump from starting meanwhile).
-                if !Self.needsPump(request.body) && URLSessionBodyPump.gate.enterInline() {
+                if !Self.readsMayWait(request.body) && URLSessionBodyPump.gate.enterInline() {
                     submit()
                     URLSessionBodyPump.gate.leaveInline()
                 } else {
@@ -187,21 +187,20 @@ public final class URLSessionTransport: ClientTransport {
 
     /// What URLSession reads a file or stream body from: the file directly when its size
     /// is known, the body's own `InputStream` when it is made from streams, else a pump
-    /// from the body's chunks; and whether its reads may wait for something other than
-    /// the disk (then the transfer counts in ``URLSessionBodyPump/gate``).
+    /// from the body's chunks.
     func makeBodySource(
         for body: HTTPBody, onFailure: @escaping @Sendable (any Error) -> Void
-    ) -> (source: any URLSessionBodySource, mayWait: Bool) {
+    ) -> any URLSessionBodySource {
         if case .file(let url) = body.source, case .known(let size) = body.length {
-            return (URLSessionFileBodyReader(url: url, size: size, onFailure: onFailure), false)
+            return URLSessionDirectBodyReader(.file(url, size: size), onFailure: onFailure)
         }
-        if body.makesInputStreams { return (URLSessionInputStreamReader(body: body, onFailure: onFailure), true) }
-        return (URLSessionBodyPump(body: body, chunkSize: configuration.uploadChunkSize, onFailure: onFailure), true)
+        if body.makesInputStreams { return URLSessionDirectBodyReader(.inputStream(body), onFailure: onFailure) }
+        return URLSessionBodyPump(body: body, chunkSize: configuration.uploadChunkSize, onFailure: onFailure)
     }
 
-    /// Whether `body` is sent through a ``URLSessionBodyPump``: a stream, or a file of
-    /// unknown length.
-    private static func needsPump(_ body: HTTPBody?) -> Bool {
+    /// Whether reading `body` may wait for something other than the disk (a stream, or a
+    /// file of unknown length): its transfer then counts in ``URLSessionBodyPump/gate``.
+    private static func readsMayWait(_ body: HTTPBody?) -> Bool {
         switch body?.source {
         case nil, .data?: return false
         case .file?: if case .known = body?.length { return false } else { return true }
@@ -263,10 +262,8 @@ public final class URLSessionTransport: ClientTransport {
     private func streamedTask(
         for body: HTTPBody, urlRequest: inout URLRequest, transfer: URLSessionTransfer
     ) -> URLSessionTask {
-        let (source, mayWait) = makeBodySource(for: body) { [weak transfer] error in
-            transfer?.requestBodyFailed(error)
-        }
-        transfer.attach(source, holding: mayWait ? URLSessionBodyPump.GateHold() : nil)
+        let source = makeBodySource(for: body) { [weak transfer] error in transfer?.requestBodyFailed(error) }
+        transfer.attach(source, holding: Self.readsMayWait(body) ? URLSessionBodyPump.GateHold() : nil)
         urlRequest.httpBodyStream = source.makeInputStream()
         return session.dataTask(with: urlRequest)
     }

@@ -1,8 +1,7 @@
 import Foundation
 
 /// What URLSession's body stream reads from: a ``URLSessionBodyPump`` for stream bodies, a
-/// ``URLSessionFileBodyReader`` for file bodies, a ``URLSessionInputStreamReader`` for
-/// bodies made from `InputStream`s.
+/// ``URLSessionDirectBodyReader`` for file bodies and bodies made from `InputStream`s.
 protocol URLSessionBodySource: AnyObject, Sendable {
     /// Prepares the first read.
     func start()

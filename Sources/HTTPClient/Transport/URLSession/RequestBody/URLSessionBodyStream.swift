@@ -6,15 +6,13 @@ import Foundation
 /// swift-corelibs-foundation reads `httpBodyStream` from libcurl's read callback: it asks
 /// `hasBytesAvailable`, and a `false` there ends the body. So this stream says `true`
 /// until the body has really ended and its `read` blocks until bytes exist (see
-/// ``URLSessionBodyPump``, ``URLSessionFileBodyReader`` and ``URLSessionInputStreamReader``).
+/// ``URLSessionBodyPump`` and ``URLSessionDirectBodyReader``).
 ///
-/// Thread-safe although `InputStream` cannot be `Sendable`: `status` and `error` are read
-/// and written under `lock`, and the pump is itself thread-safe.
+/// Thread-safe although `InputStream` cannot be `Sendable`: the status is kept in a
+/// ``Locked``, and the pump is itself thread-safe.
 final class URLSessionBodyStream: InputStream {
     private let pump: any URLSessionBodySource
-    private let lock = NSLock()
-    private var status = Stream.Status.notOpen
-    private var error: (any Error)?
+    private let status = Locked(Stream.Status.notOpen)
 
     init(pump: any URLSessionBodySource) {
         self.pump = pump
@@ -22,42 +20,24 @@ final class URLSessionBodyStream: InputStream {
     }
 
     override func open() {
-        lock.lock()
-        if status == .notOpen { status = .open }
-        lock.unlock()
+        status.withLock { if $0 == .notOpen { $0 = .open } }
         pump.start()
     }
 
-    override func close() {
-        lock.lock()
-        status = .closed
-        lock.unlock()
-    }
+    override func close() { status.withLock { $0 = .closed } }
 
-    override var streamStatus: Stream.Status {
-        lock.lock()
-        defer { lock.unlock() }
-        return status
-    }
+    override var streamStatus: Stream.Status { status.withLock { $0 } }
 
+    /// After a failed read: the body's own error went to the transfer, which reports it.
     override var streamError: (any Error)? {
-        lock.lock()
-        defer { lock.unlock() }
-        return error
+        streamStatus == .error ? URLError(.requestBodyStreamExhausted) : nil
     }
 
     override var hasBytesAvailable: Bool { pump.hasBytesAvailable }
 
     override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {
         let count = pump.read(into: buffer, maxLength: len)
-        lock.lock()
-        if count == 0 {
-            status = .atEnd
-        } else if count < 0 {
-            status = .error
-            error = URLError(.requestBodyStreamExhausted)
-        }
-        lock.unlock()
+        if count <= 0 { status.withLock { $0 = count == 0 ? .atEnd : .error } }
         return count
     }
 

@@ -60,9 +60,10 @@ extension HTTPRequest {
             if let data = urlRequest.httpBody {
                 body = HTTPBody(data)
             } else if let stream = urlRequest.httpBodyStream {
-                // One stream, read once: the body says so, and retries will not re-send it.
-                let box = StreamBox(stream)
-                body = HTTPBody(length: .unknown, iterationBehavior: .single) { box.stream }
+                // One stream, read once: the body says so, and retries will not re-send it. The
+                // lock hands it over; the single-use body reads it on one thread at a time.
+                let held = Locked(stream)
+                body = HTTPBody(length: .unknown, iterationBehavior: .single) { held.withLock { $0 } }
             }
             self.init(method: method, url: url, headerFields: fields, body: body)
         } catch {
@@ -102,13 +103,4 @@ extension HTTPURLResponse {
         }
         self.init(url: url, statusCode: response.status.code, httpVersion: "HTTP/1.1", headerFields: fields)
     }
-}
-
-/// Hands a stream that is not `Sendable` to the one reader of a single-use body.
-///
-/// `@unchecked Sendable`: the stream is handed out once, to the body's single read.
-private final class StreamBox: @unchecked Sendable {
-    let stream: InputStream
-
-    init(_ stream: InputStream) { self.stream = stream }
 }

@@ -49,7 +49,8 @@ final class URLSessionTransfer: Sendable {
         shared = Locked(
             Shared(
                 machine: URLSessionTransferState(
-                    bufferLimit: options.responseBufferLimit, deadlineCoversBody: options.deadlineCoversBody)))
+                    bufferLimit: options.responseBufferLimit, deadlineCoversBody: options.deadlineCoversBody,
+                    answersWithWholeBody: options.awaitsWholeBody)))
     }
 
     /// Cancels `task` on the cancel queue.

@@ -78,34 +78,27 @@ struct URLSessionTransferState: Sendable {
         static let none = Actions()
     }
 
-    /// Where the URLSession task is.
+    /// Where the URLSession task is: not made yet, running, cancelled by this transfer
+    /// (its completion still to come), or completed.
     enum TaskState: Sendable, Hashable {
-        /// Not made yet.
-        case notCreated
-        /// Made and running.
-        case running
-        /// Cancelled by this transfer; its completion has not come yet.
-        case cancelling
-        /// Completed.
-        case completed
+        case notCreated, running, cancelling, completed
     }
 
-    /// Where the transfer is.
     private(set) var phase = Phase.awaitingHead
-    /// Where the task is.
     private(set) var task = TaskState.notCreated
-    /// Body bytes received.
+    /// Body bytes received, and those waiting for the reader.
     private(set) var received: Int64 = 0
+    private(set) var buffered = 0
     /// Whether the reader waits for an answer.
     private(set) var readerWaiting = false
-    /// Body bytes waiting for the reader.
-    private(set) var buffered = 0
 
     /// What the caller was answered, once it was: a caller that comes later (its
     /// continuation stored after the transfer ended) gets the same.
     private(set) var callerAnswer: CallerAnswer?
     /// Whether the deadline also ends a body still arriving.
     let deadlineCoversBody: Bool
+    /// Whether the caller is answered once the whole body is here (or failed), not at the head.
+    let answersWithWholeBody: Bool
 
     private let bufferLimit: Int
     private var declaredLength: Int64?
@@ -119,10 +112,15 @@ struct URLSessionTransferState: Sendable {
     /// - Parameters:
     ///   - bufferLimit: The most body bytes that may wait for the reader.
     ///   - deadlineCoversBody: Whether the deadline also ends a body still arriving.
-    init(bufferLimit: Int, deadlineCoversBody: Bool) {
+    ///   - answersWithWholeBody: Whether the caller waits for the whole body, not the head.
+    init(bufferLimit: Int, deadlineCoversBody: Bool, answersWithWholeBody: Bool = false) {
         self.bufferLimit = max(1, bufferLimit)
         self.deadlineCoversBody = deadlineCoversBody
+        self.answersWithWholeBody = answersWithWholeBody
     }
+
+    /// Whether the caller of `send` still waits for its answer.
+    var callerWaiting: Bool { callerAnswer == nil }
 
     // MARK: Events
 
@@ -138,16 +136,15 @@ struct URLSessionTransferState: Sendable {
         return .none
     }
 
-    /// The response head arrived and could be read.
-    /// - Parameters:
-    ///   - hasBody: Whether the response has a body (not for `HEAD`, `204` or `304`).
-    ///   - declaredLength: The body length the server declared and the transport can check.
-    /// - Returns: The caller is answered; a transfer already over cancels its task.
+    /// The response head arrived and could be read: the caller is answered, unless it
+    /// waits for the whole body (a transfer already over cancels its task).
+    /// `declaredLength` is the body length the server declared and the transport can check.
     mutating func headReceived(hasBody: Bool, declaredLength: Int64?) -> Actions {
         guard phase == .awaitingHead else { return cancellingTask() }
         self.declaredLength = hasBody ? declaredLength : nil
         if hasBody {
             phase = .receivingBody
+            if answersWithWholeBody { return .none }
         } else {
             phase = .finished
             bodyEnd = .end
@@ -245,13 +242,7 @@ struct URLSessionTransferState: Sendable {
 
     /// The task awaiting `send` was cancelled: the caller fails at once. Once the head was
     /// handed over, the body's reader decides instead.
-    mutating func cancelled() -> Actions {
-        guard phase == .awaitingHead else { return .none }
-        phase = .finished
-        var actions = cancellingTask()
-        actions.answerCaller = .failure(.cancelled)
-        return answering(actions)
-    }
+    mutating func cancelled() -> Actions { failingCaller(.cancelled) }
 
     /// The body's reader was cancelled or went away: the chunks are dropped and the task
     /// is cancelled.
@@ -275,15 +266,11 @@ struct URLSessionTransferState: Sendable {
     /// The deadline passed: the caller fails if the head has not come, and so does a body
     /// still arriving when the deadline covers it.
     mutating func deadlinePassed() -> Actions {
+        if callerWaiting { return failingCaller(.timedOut) }
         switch phase {
-        case .awaitingHead:
-            phase = .finished
-            var actions = cancellingTask()
-            actions.answerCaller = .failure(.timedOut)
-            return answering(actions)
         case .receivingBody where deadlineCoversBody:
             return endBody(.failure(.timedOut), cancel: true)
-        case .receivingBody, .finished:
+        case .awaitingHead, .receivingBody, .finished:
             return .none
         }
     }
@@ -296,7 +283,25 @@ struct URLSessionTransferState: Sendable {
         return actions
     }
 
-    /// Ends the body with `end`, which the reader gets after the chunks still waiting.
+    /// Fails a caller still waiting with `ending`, ends the transfer and cancels its task.
+    private mutating func failingCaller(_ ending: Ending) -> Actions {
+        guard callerWaiting, phase != .finished else { return .none }
+        phase = .finished
+        chunks = []
+        nextChunk = 0
+        buffered = 0
+        bodyEnd = .failure(ending)
+        var actions = cancellingTask()
+        actions.answerCaller = .failure(ending)
+        if readerWaiting {
+            readerWaiting = false
+            actions.answerReader = .failure(ending)
+        }
+        return answering(actions)
+    }
+
+    /// Ends the body with `end`, which the reader gets after the chunks still waiting; a
+    /// caller waiting for the whole body gets it now, or the failure.
     private mutating func endBody(_ end: ReaderAnswer, cancel: Bool) -> Actions {
         phase = .finished
         bodyEnd = end
@@ -304,6 +309,14 @@ struct URLSessionTransferState: Sendable {
         if readerWaiting {
             readerWaiting = false
             actions.answerReader = end
+        }
+        if callerWaiting {
+            if case .failure(let ending) = end {
+                actions.answerCaller = .failure(ending)
+            } else {
+                actions.answerCaller = .head
+            }
+            return answering(actions)
         }
         return actions
     }
