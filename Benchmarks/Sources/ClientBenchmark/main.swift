@@ -140,15 +140,16 @@ if which == "all" || which == "requests" {
         (
             "Heron transport alone",
             { [transportRequest] in
-                // Read to the end: the transport returns at the head.
-                _ = try await transport.send(transportRequest, options: TransportOptions()).body?.collect(upTo: 1 << 20)
+                // Read to the end, as the client's buffered send does.
+                _ = try await transport.send(transportRequest, options: TransportOptions(awaitsWholeBody: true)).body?
+                    .collect(upTo: 1 << 20)
             }
         ),
         ("raw session delegate", { try await delegateSession.get(smallURL) }),
         (
             "Heron transport with deadline",
             { [transportRequest] in
-                var options = TransportOptions(idleTimeout: .seconds(600))
+                var options = TransportOptions(idleTimeout: .seconds(600), awaitsWholeBody: true)
                 options.deadline = .now + .seconds(600)
                 _ = try await transport.send(transportRequest, options: options).body?.collect(upTo: 1 << 20)
             }
