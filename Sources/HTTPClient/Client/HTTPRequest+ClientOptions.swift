@@ -118,11 +118,7 @@ extension RequestOptions {
             options.interceptors = interceptors + options.interceptors
         }
         if let progress = request.options[ProgressOption.self] {
-            if let existing = options.progress {
-                options.progress = .both(existing, .callback(progress))
-            } else {
-                options.progress = .callback(progress)
-            }
+            options.progress = options.progress.map { .both($0, .callback(progress)) } ?? .callback(progress)
         }
         return options
     }

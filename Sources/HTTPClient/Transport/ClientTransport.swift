@@ -13,11 +13,11 @@ import HTTPCore
 /// Contract for implementers:
 /// - `request.url` is absolute. Send `request.headerFields` as given, in order, and the
 ///   body `request.body` holds, if any: with `Content-Length` when its
-///   ``HTTPBody/length`` is known, chunked otherwise. A body's ``HTTPBody/source`` says
+///   `HTTPBody/length` is known, chunked otherwise. A body's `HTTPBody/source` says
 ///   when it is bytes in memory or a file, which a transport may hand to the platform
 ///   as such (a file upload the OS reads); any body can be read with
-///   ``HTTPBody/chunks(size:)``.
-/// - Return once the response head has arrived, with the body as an ``HTTPBody`` read
+///   `HTTPBody/chunks(size:)`.
+/// - Return once the response head has arrived, with the body as an `HTTPBody` read
 ///   once, as it arrives; `nil` when the response has none (a `HEAD` request, `204`,
 ///   `304`). Hold at most ``TransportOptions/responseBufferLimit`` unread bytes; stop the
 ///   network work when the body is cancelled or released unread.

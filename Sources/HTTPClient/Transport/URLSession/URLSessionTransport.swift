@@ -17,7 +17,7 @@ import FoundationNetworking
 ///   chunked.
 ///   `Content-Length` and `Transfer-Encoding` in the request's fields are replaced by the
 ///   framing the body needs.
-/// - Response bodies: handed over as they arrive, as an ``HTTPBody`` read once; at most
+/// - Response bodies: handed over as they arrive, as an `HTTPBody` read once; at most
 ///   ``TransportOptions/responseBufferLimit`` unread bytes are held.
 /// - Cancelling the task that awaits ``send(_:options:)`` cancels the network request and
 ///   throws `CancellationError` at once.

@@ -3,7 +3,7 @@ import HTTPCore
 
 /// Moves a stream or file body from its asynchronous chunks to URLSession's blocking reads.
 ///
-/// A task (on its own ``URLSessionPumpExecutor``) reads ``HTTPBody/chunks(size:)`` and
+/// A task (on its own ``URLSessionPumpExecutor``) reads `HTTPBody/chunks(size:)` and
 /// hands each chunk over; at most `capacity` bytes wait at once (the task suspends until
 /// URLSession has read half of them), so a body of any size goes out in constant memory. ``read(into:maxLength:)`` blocks until bytes
 /// exist or the body ends: URLSession on Linux stops an upload early, without an error,

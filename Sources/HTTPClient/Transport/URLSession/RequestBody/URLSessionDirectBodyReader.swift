@@ -6,7 +6,7 @@ import HTTPCore
 /// stream itself.
 ///
 /// A file is read through HTTPCore's length-checked ``FileChunkReader``; a stream body
-/// through ``HTTPBody/makeInputStream()``, HTTPCore's checked stream, which keeps to the
+/// through `HTTPBody/makeInputStream()`, HTTPCore's checked stream, which keeps to the
 /// declared length. Either way a body that is shorter or longer than declared, or that
 /// cannot be read, fails the request with that ``HTTPCoreError``. The source is opened on
 /// the first read and read outside the lock, on URLSession's thread, so ``close()``
@@ -48,7 +48,7 @@ final class URLSessionDirectBodyReader: URLSessionBodySource {
 
     /// Creates a reader; the source is opened by ``start()`` or the first read.
     /// - Parameters:
-    ///   - origin: The file, or the body whose ``HTTPBody/makesInputStreams`` is `true`.
+    ///   - origin: The file, or the body whose `HTTPBody/makesInputStreams` is `true`.
     ///   - onFailure: Called once when the source cannot be opened or read as declared.
     init(_ origin: Origin, onFailure: @escaping @Sendable (any Error) -> Void) {
         self.origin = origin

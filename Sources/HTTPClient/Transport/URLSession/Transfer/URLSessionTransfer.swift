@@ -174,11 +174,7 @@ final class URLSessionTransfer: Sendable {
                     return actions
                 }
                 guard let answer = actions.answerReader else { return }
-                do {
-                    continuation.resume(returning: try value(of: answer))
-                } catch {
-                    continuation.resume(throwing: error)
-                }
+                continuation.resume(with: Result { try value(of: answer) })
             }
         } onCancel: {
             readerGone()
@@ -229,11 +225,7 @@ final class URLSessionTransfer: Sendable {
         taken.requestBody?.close()
         if let task = taken.task { Self.cancelLater(task) }
         if let answer = actions.answerReader, let reader = taken.reader {
-            do {
-                reader.resume(returning: try value(of: answer))
-            } catch {
-                reader.resume(throwing: error)
-            }
+            reader.resume(with: Result { try value(of: answer) })
         }
         if let answer = actions.answerCaller, let caller = taken.caller {
             answerCaller(caller, with: answer, head: taken.head, sent: taken.bytesSent)

@@ -153,13 +153,7 @@ struct URLSessionTransferState: Sendable {
     }
 
     /// The response head could not be read: the caller fails with `error`.
-    mutating func failedToReadHead(_ error: any Error) -> Actions {
-        guard phase == .awaitingHead else { return cancellingTask() }
-        phase = .finished
-        var actions = cancellingTask()
-        actions.answerCaller = .failure(.invalidHead(error))
-        return answering(actions)
-    }
+    mutating func failedToReadHead(_ error: any Error) -> Actions { failingCaller(.invalidHead(error)) }
 
     /// Body bytes arrived.
     /// - Returns: They go to a waiting reader or wait; past the limit the body fails and the
@@ -267,12 +261,8 @@ struct URLSessionTransferState: Sendable {
     /// still arriving when the deadline covers it.
     mutating func deadlinePassed() -> Actions {
         if callerWaiting { return failingCaller(.timedOut) }
-        switch phase {
-        case .receivingBody where deadlineCoversBody:
-            return endBody(.failure(.timedOut), cancel: true)
-        case .awaitingHead, .receivingBody, .finished:
-            return .none
-        }
+        guard phase == .receivingBody, deadlineCoversBody else { return .none }
+        return endBody(.failure(.timedOut), cancel: true)
     }
 
     // MARK: Helpers
