@@ -289,9 +289,26 @@ struct URLSessionTransferStateTests {
         _ = trace.run(.data)
         #expect(trace.callerAnswers.isEmpty)
         #expect(Self.isHead(trace.run(.complete).answerCaller))
+        var copy = trace.state
         #expect(Self.chunk(trace.run(.wantPeek).answerReader) == Data([1, 2, 3]))
         #expect(Self.chunk(trace.run(.wantPeek).answerReader) == Data([1, 2, 3]))
         #expect(Self.isEnd(trace.run(.wantPeek).answerReader))
+        // Or all at once, as bytes, by the shell: then nothing is left for a reader.
+        #expect(copy.takeWholeBody() == Data([1, 2, 3, 1, 2, 3]))
+        #expect(copy.buffered == 0)
+        #expect(Self.isEnd(copy.chunkWanted(wait: false).answerReader))
+    }
+
+    @Test("no whole body to take while it arrives, or after it failed")
+    func noWholeBody() {
+        var state = Self.state(in: .receivingBody)
+        _ = state.dataReceived(Data([1]))
+        #expect(state.takeWholeBody() == nil)
+        _ = state.completed(error: Failure.network)
+        #expect(state.takeWholeBody() == nil)
+        var empty = Self.state(in: .receivingBody)
+        _ = empty.completed(error: nil)
+        #expect(empty.takeWholeBody() == Data())
     }
 
     @Test("a caller waiting for the whole body gets its failure, not the head", arguments: orderings)

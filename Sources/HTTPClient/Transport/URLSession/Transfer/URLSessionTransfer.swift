@@ -195,6 +195,7 @@ final class URLSessionTransfer: Sendable {
         var stopDeadline: (@Sendable () -> Void)?
         var gateHold: URLSessionBodyPump.GateHold?
         var head: HTTPResponse?
+        var wholeBody: Data?
         var bytesSent: Int64 = 0
     }
 
@@ -205,10 +206,11 @@ final class URLSessionTransfer: Sendable {
         var taken = Taken()
         let actions = shared.withLock { shared in
             let actions = event(&shared)
-            if actions.answerCaller != nil {
+            if let answer = actions.answerCaller {
                 swap(&taken.caller, &shared.caller)
                 taken.head = shared.head
                 taken.bytesSent = shared.bytesSent
+                if case .head = answer { taken.wholeBody = shared.machine.takeWholeBody() }
             }
             if actions.answerReader != nil { swap(&taken.reader, &shared.reader) }
             if actions.cancelTask { taken.task = shared.task }
@@ -228,15 +230,16 @@ final class URLSessionTransfer: Sendable {
             reader.resume(with: Result { try value(of: answer) })
         }
         if let answer = actions.answerCaller, let caller = taken.caller {
-            answerCaller(caller, with: answer, head: taken.head, sent: taken.bytesSent)
+            answerCaller(caller, with: answer, head: taken.head, wholeBody: taken.wholeBody, sent: taken.bytesSent)
         }
         return actions
     }
 
-    /// Resumes the caller of `send`, after the upload progress already reported.
+    /// Resumes the caller of `send`, after the upload progress already reported; a body
+    /// that arrived whole goes as bytes, with no reader behind it.
     private func answerCaller(
         _ caller: CheckedContinuation<TransportResponse, any Error>, with answer: URLSessionTransferState.CallerAnswer,
-        head: HTTPResponse?, sent: Int64
+        head: HTTPResponse?, wholeBody: Data?, sent: Int64
     ) {
         let result: Result<TransportResponse, any Error>
         switch (answer, head) {
@@ -249,12 +252,14 @@ final class URLSessionTransfer: Sendable {
                     report(TransferProgress(direction: .upload, completed: bytesSent, expected: bytesSent))
                 }
             }
-            let body: HTTPBody?
-            if head.hasBody(answering: request) {
+            var body: HTTPBody?
+            if !head.hasBody(answering: request) {
+                body = nil
+            } else if let wholeBody {
+                body = HTTPBody(wholeBody)
+            } else {
                 let reader = ResponseBodyReader(transfer: self)
                 body = HTTPBody(length: .unknown, iterationBehavior: .single) { reader }
-            } else {
-                body = nil
             }
             result = .success(TransportResponse(head: head, body: body, bytesSent: bytesSent))
         case (.head, nil):

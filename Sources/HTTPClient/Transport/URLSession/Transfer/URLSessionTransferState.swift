@@ -153,7 +153,9 @@ struct URLSessionTransferState: Sendable {
     }
 
     /// The response head could not be read: the caller fails with `error`.
-    mutating func failedToReadHead(_ error: any Error) -> Actions { failingCaller(.invalidHead(error)) }
+    mutating func failedToReadHead(_ error: any Error) -> Actions {
+        phase == .awaitingHead ? failingCaller(.invalidHead(error)) : cancellingTask()
+    }
 
     /// Body bytes arrived.
     /// - Returns: They go to a waiting reader or wait; past the limit the body fails and the
@@ -192,6 +194,18 @@ struct URLSessionTransferState: Sendable {
         if let bodyEnd { return Actions(answerReader: bodyEnd) }
         if wait, phase == .receivingBody { readerWaiting = true }
         return .none
+    }
+
+    /// The whole body, when it ended successfully and none of it was read: handed over as
+    /// bytes (one chunk uncopied), which empties the buffer; `nil` otherwise.
+    mutating func takeWholeBody() -> Data? {
+        guard case .end? = bodyEnd, !readerWaiting else { return nil }
+        var whole = nextChunk < chunks.count ? chunks[nextChunk] : Data()
+        for chunk in chunks.dropFirst(nextChunk + 1) { whole.append(chunk) }
+        chunks = []
+        nextChunk = 0
+        buffered = 0
+        return whole
     }
 
     /// URLSession completed the task, with `error` or successfully.
