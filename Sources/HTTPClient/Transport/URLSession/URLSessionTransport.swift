@@ -150,6 +150,7 @@ public final class URLSessionTransport: ClientTransport {
             let entry = deadlines.schedule(at: deadline) { transfer.deadlinePassed() }
             transfer.stopDeadline { [deadlines] in deadlines.finish(entry) }
         }
+        defer { if options.deadline != nil { transfer.stopDeadlineIfOver() } }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 guard transfer.prepare(continuation) else { return }

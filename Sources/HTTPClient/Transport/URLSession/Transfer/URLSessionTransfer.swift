@@ -111,6 +111,15 @@ final class URLSessionTransfer: Sendable {
         if now { stop() }
     }
 
+    /// Stops the deadline if it no longer matters; for `send` once it is answered.
+    func stopDeadlineIfOver() {
+        let stop = shared.withLock { shared in
+            defer { if Self.deadlineOver(shared.machine) { shared.stopDeadline = nil } }
+            return Self.deadlineOver(shared.machine) ? shared.stopDeadline : nil
+        }
+        stop?()
+    }
+
     /// The task awaiting `send` was cancelled.
     func cancel() { handle { $0.machine.cancelled() } }
 
@@ -215,7 +224,9 @@ final class URLSessionTransfer: Sendable {
             if actions.answerReader != nil { swap(&taken.reader, &shared.reader) }
             if actions.cancelTask { taken.task = shared.task }
             if actions.closeRequestBody { swap(&taken.requestBody, &shared.requestBody) }
-            if shared.stopDeadline != nil, Self.deadlineOver(shared.machine) {
+            // When the caller is answered, `send` stops the deadline on its own thread instead
+            // (``stopDeadlineIfOver()``): less work on URLSession's work queue.
+            if shared.stopDeadline != nil, actions.answerCaller == nil, Self.deadlineOver(shared.machine) {
                 swap(&taken.stopDeadline, &shared.stopDeadline)
             }
             // Once the task completed, URLSession reads the request body no more.
