@@ -47,6 +47,14 @@ enum ResponseBodyMode: Sendable, Hashable {
     func receive(
         _ response: TransportResponse, request: HTTPRequest, progress: ProgressDestination?
     ) async throws -> ResponseContent {
+        // A body the transport returned whole (its bytes in memory) needs no more than a size
+        // check: no header to read, no chunk to take.
+        if case .buffered(let limit) = self, progress == nil, case .data(let data)? = response.body?.source {
+            guard data.count <= limit else {
+                throw Self.tooLarge(limit: limit, size: "of \(data.count) bytes", response.head, request)
+            }
+            return .data(data)
+        }
         let declared = response.body == nil ? 0 : response.head.decodedBodyLength
         var meter = DownloadMeter(expected: declared, progress: progress)
         switch self {

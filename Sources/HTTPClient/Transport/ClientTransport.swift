@@ -20,7 +20,9 @@ import HTTPCore
 /// - Return once the response head has arrived, with the body as an `HTTPBody` read
 ///   once, as it arrives; `nil` when the response has none (a `HEAD` request, `204`,
 ///   `304`). Hold at most ``TransportOptions/responseBufferLimit`` unread bytes; stop the
-///   network work when the body is cancelled or released unread.
+///   network work when the body is cancelled or released unread. With
+///   ``TransportOptions/awaitsWholeBody`` a transport may return once the body has
+///   arrived instead.
 /// - Report upload progress to ``TransportOptions/progress`` when the platform allows.
 /// - Throw `CancellationError` when the calling task is cancelled (and stop the network
 ///   work promptly), and ``ClientError`` for every other failure, from `send` and from

@@ -147,8 +147,7 @@ public final class URLSessionTransport: ClientTransport {
             // Strongly (a weak reference would move every retain of the transfer to a slower
             // path): the transfer finishes the entry once the deadline no longer matters,
             // which releases the action even while the entry waits in the heap.
-            let entry = deadlines.schedule(at: deadline) { transfer.deadlinePassed() }
-            transfer.stopDeadline { [deadlines] in deadlines.finish(entry) }
+            transfer.keepDeadline(deadlines.schedule(at: deadline) { transfer.deadlinePassed() }, in: deadlines)
         }
         defer { if options.deadline != nil { transfer.stopDeadlineIfOver() } }
         return try await withTaskCancellationHandler {

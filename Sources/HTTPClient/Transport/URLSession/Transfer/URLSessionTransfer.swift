@@ -14,6 +14,9 @@ import FoundationNetworking
 /// Continuations are resumed and tasks cancelled outside the lock; URLSession tasks are
 /// cancelled on another queue, never on the caller's thread or URLSession's work queue.
 final class URLSessionTransfer: Sendable {
+    /// A deadline's entry and the scheduler that holds it.
+    typealias DeadlineToStop = (entry: DeadlineScheduler.Entry, scheduler: DeadlineScheduler)
+
     /// What the lock guards: the machine and the things only the shell can hold.
     private struct Shared: Sendable {
         var machine: URLSessionTransferState
@@ -24,7 +27,7 @@ final class URLSessionTransfer: Sendable {
         var gateHold: URLSessionBodyPump.GateHold?
         var head: HTTPResponse?
         var bytesSent: Int64 = 0
-        var stopDeadline: (@Sendable () -> Void)?
+        var deadline: DeadlineToStop?
     }
 
     let request: HTTPRequest
@@ -100,24 +103,25 @@ final class URLSessionTransfer: Sendable {
         return made
     }
 
-    /// Calls `stop` once the deadline no longer matters (at once if that is already so):
-    /// after the head, or after the body when the deadline covers it.
-    func stopDeadline(with stop: @escaping @Sendable () -> Void) {
+    /// Keeps the deadline's entry, finished once the deadline no longer matters (at once if
+    /// that is already so): after the head, or after the body when the deadline covers it.
+    func keepDeadline(_ entry: DeadlineScheduler.Entry, in scheduler: DeadlineScheduler) {
         let now = shared.withLock { shared in
             if Self.deadlineOver(shared.machine) { return true }
-            shared.stopDeadline = stop
+            shared.deadline = (entry, scheduler)
             return false
         }
-        if now { stop() }
+        if now { scheduler.finish(entry) }
     }
 
     /// Stops the deadline if it no longer matters; for `send` once it is answered.
     func stopDeadlineIfOver() {
-        let stop = shared.withLock { shared in
-            defer { if Self.deadlineOver(shared.machine) { shared.stopDeadline = nil } }
-            return Self.deadlineOver(shared.machine) ? shared.stopDeadline : nil
+        let over = shared.withLock { shared in
+            guard Self.deadlineOver(shared.machine) else { return DeadlineToStop?.none }
+            defer { shared.deadline = nil }
+            return shared.deadline
         }
-        stop?()
+        if let over { over.scheduler.finish(over.entry) }
     }
 
     /// The task awaiting `send` was cancelled.
@@ -201,7 +205,7 @@ final class URLSessionTransfer: Sendable {
         var reader: CheckedContinuation<Data?, any Error>?
         var task: URLSessionTask?
         var requestBody: (any URLSessionBodySource)?
-        var stopDeadline: (@Sendable () -> Void)?
+        var deadline: DeadlineToStop?
         var gateHold: URLSessionBodyPump.GateHold?
         var head: HTTPResponse?
         var wholeBody: Data?
@@ -226,14 +230,14 @@ final class URLSessionTransfer: Sendable {
             if actions.closeRequestBody { swap(&taken.requestBody, &shared.requestBody) }
             // When the caller is answered, `send` stops the deadline on its own thread instead
             // (``stopDeadlineIfOver()``): less work on URLSession's work queue.
-            if shared.stopDeadline != nil, actions.answerCaller == nil, Self.deadlineOver(shared.machine) {
-                swap(&taken.stopDeadline, &shared.stopDeadline)
+            if shared.deadline != nil, actions.answerCaller == nil, Self.deadlineOver(shared.machine) {
+                swap(&taken.deadline, &shared.deadline)
             }
             // Once the task completed, URLSession reads the request body no more.
             if shared.machine.task == .completed { swap(&taken.gateHold, &shared.gateHold) }
             return actions
         }
-        taken.stopDeadline?()
+        if let deadline = taken.deadline { deadline.scheduler.finish(deadline.entry) }
         taken.gateHold?.release()
         taken.requestBody?.close()
         if let task = taken.task { Self.cancelLater(task) }
