@@ -79,9 +79,14 @@ extension Client {
         if let deadline = request.options[DeadlineOption.self] {
             var unbounded = request
             unbounded.options[DeadlineOption.self] = nil
-            return try await Self.bounded(by: deadline, request: request) { [self, unbounded] in
+            // The whole call, every attempt and wait included, in a task cancelled at the deadline.
+            let call: @Sendable () async throws -> ClientResponse<ResponseContent> = { [self, unbounded] in
                 try await execute(unbounded, options: options, mode: mode)
             }
+            return try await deadlines.run(
+                timeout: deadline - .now,
+                onTimeout: { ClientError(.timedOut, "the call's deadline passed before it ended", request: request) },
+                call)
         }
         let start = ContinuousClock.now
         var events = EventBuffer(
@@ -333,35 +338,6 @@ extension Client {
             operation)
     }
 
-    /// Runs `call`, cancelling it and throwing ``ClientError/Code/timedOut`` once `deadline`
-    /// passes: a deadline for the whole call, every attempt and wait included.
-    private static func bounded<Result: Sendable>(
-        by deadline: ContinuousClock.Instant, request: HTTPRequest,
-        _ call: @escaping @Sendable () async throws -> Result
-    ) async throws -> Result {
-        return try await withThrowingTaskGroup(of: BoundedOutcome<Result>.self) { group in
-            group.addTask { .finished(try await call()) }
-            group.addTask {
-                do {
-                    try await Task.sleep(until: deadline, clock: .continuous)
-                    return .deadlinePassed
-                } catch {
-                    return .timerStopped
-                }
-            }
-            defer { group.cancelAll() }
-            while let outcome = try await group.next() {
-                switch outcome {
-                case .finished(let result): return result
-                case .deadlinePassed:
-                    throw ClientError(.timedOut, "the call's deadline passed before it ended", request: request)
-                case .timerStopped: continue
-                }
-            }
-            throw ClientError(.cancelled, "the task awaiting the request was cancelled", request: request)
-        }
-    }
-
     private static func sleep(_ wait: Duration, request: HTTPRequest) async throws {
         if wait > .zero {
             try await Task.sleep(for: wait)
@@ -374,12 +350,4 @@ extension Client {
         let elapsed = ContinuousClock.now - start
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
     }
-}
-
-/// What ends first in a call bounded by a deadline.
-private enum BoundedOutcome<Result: Sendable>: Sendable {
-    case finished(Result)
-    case deadlinePassed
-    /// The timer was cancelled (the call ended, or the caller cancelled it): the call decides.
-    case timerStopped
 }

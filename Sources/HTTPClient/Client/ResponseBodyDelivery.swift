@@ -63,19 +63,11 @@ enum ResponseBodyMode: Sendable, Hashable {
             if let declared, declared > Int64(limit) {
                 throw Self.tooLarge(limit: limit, size: "of \(declared) bytes", response.head, request)
             }
-            var tooLarge: ClientError {
-                Self.tooLarge(limit: limit, size: "longer than \(limit) bytes", response.head, request)
-            }
-            guard progress != nil else {
-                do {
-                    return .data(try await body.collect(upTo: limit))
-                } catch let error as HTTPCoreError where error.code == .bodyTooLarge {
-                    throw tooLarge
-                }
-            }
             var data = Data()
             for try await chunk in body.chunks() {
-                guard data.count + chunk.count <= limit else { throw tooLarge }
+                guard data.count + chunk.count <= limit else {
+                    throw Self.tooLarge(limit: limit, size: "longer than \(limit) bytes", response.head, request)
+                }
                 data.append(chunk)
                 meter.received(chunk.count)
             }

@@ -103,15 +103,10 @@ final class URLSessionTransfer: Sendable {
         return made
     }
 
-    /// Keeps the deadline's entry, finished once the deadline no longer matters (at once if
-    /// that is already so): after the head, or after the body when the deadline covers it.
+    /// Keeps the deadline's entry, finished once the deadline no longer matters: after the
+    /// head, or after the body when the deadline covers it (`send` checks once answered).
     func keepDeadline(_ entry: DeadlineScheduler.Entry, in scheduler: DeadlineScheduler) {
-        let now = shared.withLock { shared in
-            if Self.deadlineOver(shared.machine) { return true }
-            shared.deadline = (entry, scheduler)
-            return false
-        }
-        if now { scheduler.finish(entry) }
+        shared.withLock { $0.deadline = (entry, scheduler) }
     }
 
     /// Stops the deadline if it no longer matters; for `send` once it is answered.
