@@ -1,0 +1,28 @@
+// swift-tools-version: 6.0
+// libFuzzer targets for Heron's parsers and encoders of outside input (issue: hardening).
+// Built with the toolchain's fuzzer and address sanitizer by `scripts/fuzz`, never shipped:
+//   scripts/fuzz media-type 60
+import PackageDescription
+
+/// Each target defines `LLVMFuzzerTestOneInput`; libFuzzer provides `main`.
+let fuzzSettings: [SwiftSetting] = [.unsafeFlags(["-parse-as-library"])]
+
+/// One fuzz target in `Sources/NAME`, using one of Heron's products.
+func fuzzTarget(_ name: String, _ product: String) -> Target {
+    .executableTarget(
+        name: name, dependencies: [.product(name: product, package: "Heron")], path: "Sources/\(name)",
+        swiftSettings: fuzzSettings)
+}
+
+let package = Package(
+    name: "HeronFuzz",
+    platforms: [.macOS(.v13)],
+    dependencies: [.package(name: "Heron", path: "..")],
+    targets: [
+        fuzzTarget("FuzzMediaType", "HTTPCore"),
+        fuzzTarget("FuzzHTTPDate", "HTTPCore"),
+        fuzzTarget("FuzzHeaderField", "HTTPCore"),
+        fuzzTarget("FuzzForm", "HTTPEncoding"),
+        fuzzTarget("FuzzURITemplate", "HTTPEndpoints"),
+    ]
+)
