@@ -33,7 +33,7 @@ struct LargeUploadTests {
     struct Upload: Sendable {
         /// The folder, removed after the suite; tests may write small files of their own here.
         let folder: URL
-        /// The file of ``LargeUploadTests/size`` bytes (a ``PatternFile``).
+        /// The file of ``LargeUploadTests/size`` bytes (random bytes, written by a child process).
         let file: URL
     }
 
@@ -150,7 +150,18 @@ struct LargeUploadFile: SuiteTrait, TestScoping {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("upload.bin")
-        try await TransportFixture.offThePool { try PatternFile.write(to: file, size: LargeUploadTests.size) }
+        // Written by a child process at the lowest priority: the suite starts with hundreds of
+        // tests, some timing-sensitive, that must not wait for a gibibyte of disk writes.
+        let script =
+            "import os, sys\nblock = os.urandom(1 << 20)\nwith open(sys.argv[1], 'wb') as f:\n"
+            + "    for i in range(int(sys.argv[2]) >> 20): f.write(block[i % 251:] + block[:i % 251])\n"
+        let written = try await ExternalProcess.run(
+            "/usr/bin/env", ["nice", "-n", "19", "python3", "-c", script, file.path, String(LargeUploadTests.size)])
+        try #require(
+            written.status == 0,
+            "writing \(file.path) failed: \(String(decoding: written.standardError, as: UTF8.self))")
+        try #require(
+            try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int == LargeUploadTests.size)
         try await LargeUploadTests.$upload.withValue(
             LargeUploadTests.Upload(folder: folder, file: file), operation: function)
     }
