@@ -144,6 +144,21 @@ struct URLSessionTransportCancellationTests {
         #expect(try await drained(transport, within: 20))
     }
 
+    @Test func aCancelledReaderStopsEvenWhenTheWholeBodyIsAlreadyHere() async throws {
+        let transport = URLSessionTransport()
+        let request = try TransportFixture.request(.get, TransportFixture.fault("/slow?bytes=3000&chunks=3&interval=0"))
+        let response = try await transport.send(request, options: TransportOptions())
+        let body = try #require(response.body)
+        #expect(try await drained(transport, within: 20))  // the task completed: every chunk is buffered
+        let reader = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            var total = 0
+            for try await chunk in body.chunks() { total += chunk.count }
+            return total
+        }
+        await #expect(throws: CancellationError.self) { try await reader.value }
+    }
+
     /// The storm that deadlocks `URLSession.data(for:)` on swift-corelibs-foundation 6.3:
     /// many concurrent requests, about a fifth cancelled at random moments, round after round.
     /// `HERON_STORM_ROUNDS` sets the number of rounds (5 by default).

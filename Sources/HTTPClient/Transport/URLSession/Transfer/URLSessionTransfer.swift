@@ -171,6 +171,12 @@ final class URLSessionTransfer: Sendable {
 
     /// The next chunk of the response body, waiting for one; `nil` at its end.
     func nextChunk() async throws -> Data? {
+        // A cancelled reader gets no more chunks, even ones already here: when a starved
+        // reader's task is cancelled after the whole body arrived, it must still stop.
+        if Task.isCancelled {
+            readerGone()
+            throw CancellationError()
+        }
         // Asked first without a continuation: a chunk already here costs no suspension.
         let now = shared.withLock { $0.machine.chunkWanted(wait: false) }
         if let answer = now.answerReader { return try value(of: answer) }
