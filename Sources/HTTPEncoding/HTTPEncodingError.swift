@@ -52,6 +52,12 @@ public struct HTTPEncodingError: Error, CustomStringConvertible {
         public static let unexpectedContentType = Code("unexpectedContentType")
         /// A URL that cannot take a query (for example one `URLComponents` cannot parse).
         public static let invalidURL = Code("invalidURL")
+        /// An event, line or record of a streamed format outgrew the maximum size its
+        /// reader allows; the value is the size reached.
+        public static let elementTooLarge = Code("elementTooLarge")
+        /// A record of a JSON text sequence that may have been cut short (RFC 7464 §2.3,
+        /// §2.4), dropped by the reader.
+        public static let truncatedRecord = Code("truncatedRecord")
 
         /// The identifier, for messages.
         public var description: String { rawValue }

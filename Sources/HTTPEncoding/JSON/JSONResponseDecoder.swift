@@ -20,7 +20,8 @@ import HTTPCore
 /// let post = try decoder.decode(Post.self, from: body, response: HTTPResponse(status: .ok))
 /// ```
 public struct JSONResponseDecoder: ResponseDecoder {
-    private let makeDecoder: @Sendable () -> JSONDecoder
+    /// Makes the configured `JSONDecoder`.
+    let makeDecoder: @Sendable () -> JSONDecoder
 
     /// A decoder using a default `JSONDecoder`.
     public init() {
@@ -103,6 +104,24 @@ public struct JSONResponseDecoder: ResponseDecoder {
         } catch {
             throw HTTPEncodingError(
                 .jsonDecodingFailed, value: Self.prefix(of: data), reason: "\(Value.self).init(from:) threw",
+                underlying: error)
+        }
+    }
+
+    /// Decodes one element of a stream (an event's data, a line, a record) with `decoder`.
+    /// - Parameter element: What to call the element in an error, such as `line 3`.
+    static func decodeElement<Value: Decodable>(
+        _ type: Value.Type, from data: Data, with decoder: JSONDecoder, naming element: String
+    ) throws(HTTPEncodingError) -> Value {
+        do {
+            return try decoder.decode(Value.self, from: data)
+        } catch let error as DecodingError {
+            throw HTTPEncodingError(
+                .jsonDecodingFailed, keyPath: codingPath(of: error), value: prefix(of: data),
+                reason: "\(element) is not a \(Value.self): \(reason(of: error))", underlying: error)
+        } catch {
+            throw HTTPEncodingError(
+                .jsonDecodingFailed, value: prefix(of: data), reason: "\(element): \(Value.self).init(from:) threw",
                 underlying: error)
         }
     }

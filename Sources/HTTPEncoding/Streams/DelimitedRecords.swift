@@ -1,0 +1,83 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Cuts chunks into records ended by one delimiter byte: the framing of JSON Lines (LF)
+/// and JSON text sequences (RS), chunks cut anywhere.
+struct DelimitedRecords: Sendable {
+    /// The byte that ends a record.
+    let delimiter: UInt8
+    /// The most bytes one record may hold.
+    let maximumSize: Int
+    /// What to call a record in an error: `line`, `record`.
+    let noun: String
+    /// A record cut by the end of a chunk.
+    private var partial = Data()
+    /// How many records have ended so far, for error messages.
+    private(set) var recordsEnded = 0
+
+    init(delimiter: UInt8, maximumSize: Int, noun: String) {
+        self.delimiter = delimiter
+        self.maximumSize = max(1, maximumSize)
+        self.noun = noun
+    }
+
+    /// Appends the records `chunk` completes to `records`, each without its delimiter.
+    mutating func split(_ chunk: Data, into records: inout [Data]) throws(HTTPEncodingError) {
+        let count = chunk.count
+        let ends: [Int] = chunk.withUnsafeBytes { bytes in
+            guard let base = bytes.baseAddress else { return [] }
+            var ends: [Int] = []
+            var start = 0
+            while start < count, let found = memchr(base + start, Int32(delimiter), count - start) {
+                let end = UnsafeRawPointer(found) - base
+                ends.append(end)
+                start = end + 1
+            }
+            return ends
+        }
+        var start = chunk.startIndex
+        for end in ends {
+            let stop = chunk.startIndex + end
+            if partial.isEmpty {
+                records.append(chunk[start..<stop])
+            } else {
+                partial.append(chunk[start..<stop])
+                try checkSize(partial.count)
+                records.append(partial)
+                partial = Data()
+            }
+            recordsEnded += 1
+            start = stop + 1
+        }
+        if start < chunk.endIndex {
+            partial.append(chunk[start...])
+            try checkSize(partial.count)
+        }
+    }
+
+    /// Ends the input.
+    /// - Returns: The last record when the input did not end with the delimiter.
+    mutating func finish() -> Data? {
+        defer { partial = Data() }
+        return partial.isEmpty ? nil : partial
+    }
+
+    private func checkSize(_ size: Int) throws(HTTPEncodingError) {
+        guard size > maximumSize else { return }
+        throw HTTPEncodingError(
+            .elementTooLarge, value: "\(size)",
+            reason: "\(noun) \(recordsEnded + 1) outgrew its limit of \(maximumSize) bytes")
+    }
+}
+
+/// Whether `byte` is JSON whitespace (RFC 8259 §2).
+func isJSONWhitespace(_ byte: UInt8) -> Bool {
+    byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+}

@@ -1,0 +1,131 @@
+import Foundation
+
+/// The lines of a JSON Lines (NDJSON) body, one JSON value each, as the chunks arrive.
+///
+/// Lines end with LF (a CR before it is JSON whitespace and kept); blank lines are
+/// skipped; the last line may omit its LF. Made with
+/// ``_Concurrency/AsyncSequence/jsonLines(maximumLineSize:)``; decode them with
+/// ``decoded(as:using:)``.
+///
+/// ```swift
+/// struct Entry: Decodable, Sendable { var level: String }
+/// let chunks = AsyncStream<Data> { continuation in
+///     continuation.yield(Data("{\"level\":\"info\"}\n{\"lev".utf8))
+///     continuation.yield(Data("el\":\"warn\"}\n\n".utf8))
+///     continuation.finish()
+/// }
+/// for try await entry in chunks.jsonLines().decoded(as: Entry.self) {
+///     print(entry.level)  // info, then warn
+/// }
+/// ```
+public struct JSONLines<Base: AsyncSequence>: AsyncSequence where Base.Element == Data {
+    /// One line's bytes, without its LF.
+    public typealias Element = Data
+
+    let base: Base
+    let maximumLineSize: Int
+
+    /// Starts reading the lines.
+    /// - Returns: The iterator.
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(
+            base: base.makeAsyncIterator(),
+            splitter: DelimitedRecords(delimiter: 0x0A, maximumSize: maximumLineSize, noun: "line"))
+    }
+
+    /// Reads lines one at a time.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var base: Base.AsyncIterator?
+        var splitter: DelimitedRecords
+        var pending: [Data] = []
+        var nextPending = 0
+        /// The number of the line last returned, counting blank ones, from 1.
+        public private(set) var lineNumber = 0
+
+        init(base: Base.AsyncIterator, splitter: DelimitedRecords) {
+            self.base = base
+            self.splitter = splitter
+        }
+
+        /// The next line that is not blank, or `nil` at the end.
+        /// - Returns: The line's bytes.
+        /// - Throws: ``HTTPEncodingError/Code/elementTooLarge``, or what the chunks throw.
+        public mutating func next() async throws -> Data? {
+            while true {
+                while nextPending < pending.count {
+                    let line = pending[nextPending]
+                    nextPending += 1
+                    lineNumber += 1
+                    if !line.allSatisfy(isJSONWhitespace) { return line }
+                }
+                pending.removeAll(keepingCapacity: true)
+                nextPending = 0
+                guard var chunks = base else { return nil }
+                if let chunk = try await chunks.next() {
+                    base = chunks
+                    try splitter.split(chunk, into: &pending)
+                } else {
+                    base = nil
+                    if let last = splitter.finish() { pending.append(last) }
+                }
+            }
+        }
+    }
+
+    /// The lines decoded as JSON into `Value`, one at a time.
+    /// - Parameters:
+    ///   - type: The type of each line's value.
+    ///   - decoder: The JSON decoder and its options; a default `JSONDecoder` when omitted.
+    /// - Returns: The values.
+    public func decoded<Value: Decodable & Sendable>(
+        as type: Value.Type, using decoder: JSONResponseDecoder = JSONResponseDecoder()
+    ) -> DecodedJSONLines<Base, Value> {
+        DecodedJSONLines(lines: self, decoder: decoder)
+    }
+}
+
+extension JSONLines: Sendable where Base: Sendable {}
+
+/// JSON Lines decoded into values, from ``JSONLines/decoded(as:using:)``.
+public struct DecodedJSONLines<Base: AsyncSequence, Value: Decodable & Sendable>: AsyncSequence
+where Base.Element == Data {
+    /// A decoded line.
+    public typealias Element = Value
+
+    let lines: JSONLines<Base>
+    let decoder: JSONResponseDecoder
+
+    /// Starts reading the values.
+    /// - Returns: The iterator.
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(lines: lines.makeAsyncIterator(), decoder: decoder.makeDecoder())
+    }
+
+    /// Reads and decodes lines one at a time.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var lines: JSONLines<Base>.AsyncIterator
+        let decoder: JSONDecoder
+
+        /// The next value, or `nil` at the end.
+        /// - Returns: A value.
+        /// - Throws: ``HTTPEncodingError/Code/jsonDecodingFailed`` naming the line that is not
+        ///   a `Value` (a line cut short by a dropped connection among them),
+        ///   ``HTTPEncodingError/Code/elementTooLarge``, or what the chunks throw.
+        public mutating func next() async throws -> Value? {
+            guard let line = try await lines.next() else { return nil }
+            return try JSONResponseDecoder.decodeElement(
+                Value.self, from: line, with: decoder, naming: "line \(lines.lineNumber)")
+        }
+    }
+}
+
+extension DecodedJSONLines: Sendable where Base: Sendable {}
+
+extension AsyncSequence where Element == Data {
+    /// The JSON Lines (NDJSON) of a body arriving in these chunks.
+    /// - Parameter maximumLineSize: The most bytes one line may hold; 8 MiB by default.
+    /// - Returns: The lines, cut as the chunks arrive.
+    public func jsonLines(maximumLineSize: Int = 8 << 20) -> JSONLines<Self> {
+        JSONLines(base: self, maximumLineSize: maximumLineSize)
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import HTTPEncoding
+import Testing
+
+@Suite("Server-sent events: the parser")
+struct ServerSentEventParserTests {
+    private func parse(_ text: String, cutEvery size: Int = .max) throws -> [ServerSentEvent<String>] {
+        try parse(Array(text.utf8), cuts: stride(from: size, to: text.utf8.count, by: size).map { $0 })
+    }
+
+    private func parse(_ bytes: [UInt8], cuts: [Int]) throws -> [ServerSentEvent<String>] {
+        var parser = ServerSentEventParser()
+        var events: [ServerSentEvent<String>] = []
+        var start = 0
+        for cut in cuts + [bytes.count] where cut >= start {
+            events += try parser.parse(Data(bytes[start..<cut]))
+            start = cut
+        }
+        parser.finish()
+        return events
+    }
+
+    @Test("the standard's examples: data lines joined, ids kept, the unfinished event dropped")
+    func standardExamples() throws {
+        #expect(try parse("data: YHOO\ndata: +2\ndata: 10\n\n").map(\.data) == ["YHOO\n+2\n10"])
+        let second = try parse(
+            ": test stream\n\ndata: first event\nid: 1\n\ndata:second event\nid\n\ndata:  third event\n")
+        #expect(
+            second == [ServerSentEvent(data: "first event", id: "1"), ServerSentEvent(data: "second event", id: "")])
+        #expect(try parse("data\n\ndata\ndata\n\ndata:").map(\.data) == ["", "\n"])
+        #expect(try parse("data:test\n\ndata: test\n\n").map(\.data) == ["test", "test"])
+    }
+
+    @Test("event types, unknown fields, comments and an event without data")
+    func fields() throws {
+        let events = try parse("event: add\ndata: 1\nfoo: bar\n:comment\n\nevent: lone\n\ndata: 2\n\n")
+        #expect(events == [ServerSentEvent(type: "add", data: "1"), ServerSentEvent(data: "2")])
+    }
+
+    @Test("an id holding NUL is ignored; the last event ID outlives events that set none")
+    func ids() throws {
+        let events = try parse("id: 7\ndata: a\n\nid: x\u{0}y\ndata: b\n\ndata: c\n\n")
+        #expect(events.map(\.id) == ["7", "7", "7"])
+        var parser = ServerSentEventParser()
+        _ = try parser.parse(Data("id: 9\ndata: a\n\nid: 10\n".utf8))
+        #expect(parser.lastEventID == "9")  // 10 is in force only once its event is dispatched
+        _ = try parser.parse(Data("\n".utf8))
+        #expect(parser.lastEventID == "10")
+    }
+
+    @Test("retry takes digits only and sets the reconnection time at once")
+    func retry() throws {
+        var parser = ServerSentEventParser()
+        _ = try parser.parse(Data("retry: 1a\nretry: -5\nretry:\n".utf8))
+        #expect(parser.reconnectionTime == nil)
+        let events = try parser.parse(Data("retry: 2500\ndata: x\n\nretry: 99999999999999999999999\n".utf8))
+        #expect(events.first?.retry == .milliseconds(2500))
+        #expect(parser.reconnectionTime == .milliseconds(Int.max))
+    }
+
+    @Test("CR, LF and CR LF end lines, also when a chunk ends between CR and LF")
+    func lineEnds() throws {
+        for size in 1...6 {
+            #expect(try parse("data: a\rdata: b\r\n\r\ndata: c\n\r\n", cutEvery: size).map(\.data) == ["a\nb", "c"])
+        }
+        var parser = ServerSentEventParser()
+        var events = try parser.parse(Data("data: a\r".utf8))
+        events += try parser.parse(Data("\n".utf8))  // the LF of the CR before: no blank line
+        #expect(events.isEmpty)
+        events += try parser.parse(Data("\r".utf8))
+        #expect(events.map(\.data) == ["a"])
+    }
+
+    @Test("a byte order mark is dropped at the start only, even cut across chunks")
+    func byteOrderMark() throws {
+        let bom = "\u{FEFF}"
+        for size in 1...4 {
+            #expect(try parse("\(bom)data: a\n\n", cutEvery: size).map(\.data) == ["a"])
+            // A second BOM is part of the field name, which is then unknown.
+            #expect(try parse("\(bom)\(bom)data: a\n\ndata: b\n\n", cutEvery: size).map(\.data) == ["b"])
+        }
+    }
+
+    @Test("UTF-8 cut inside a character is joined; invalid bytes become U+FFFD")
+    func utf8() throws {
+        let text = "data: é漢🎉\n\n"
+        for size in 1...5 { #expect(try parse(text, cutEvery: size).map(\.data) == ["é漢🎉"]) }
+        let invalid: [UInt8] = Array("data: a".utf8) + [0xFF, 0xE2, 0x82] + Array("b\n\n".utf8)
+        #expect(try parse(invalid, cuts: [8]).map(\.data) == ["a\u{FFFD}\u{FFFD}b"])
+    }
+
+    @Test("an event outgrowing the limit fails with elementTooLarge naming it")
+    func limit() throws {
+        var parser = ServerSentEventParser(maximumEventSize: 100)
+        _ = try parser.parse(Data("data: \(String(repeating: "x", count: 60))\n".utf8))
+        let error = #expect(throws: HTTPEncodingError.self) {
+            _ = try parser.parse(Data("data: \(String(repeating: "y", count: 60))".utf8))
+        }
+        #expect(error?.code == .elementTooLarge)
+        #expect(error?.reason.contains("100 bytes") == true)
+        // A long line without an end is bounded too.
+        var lines = ServerSentEventParser(maximumEventSize: 100)
+        #expect(throws: HTTPEncodingError.self) {
+            for _ in 0..<20 { _ = try lines.parse(Data(String(repeating: "z", count: 10).utf8)) }
+        }
+    }
+
+    /// Hostile streams cut at random places (fixed seeds) read the same as the plain
+    /// reference reading of the whole stream.
+    @Test("streams cut at random read as the reference reads them whole", arguments: 0..<8)
+    func randomCuts(seed: UInt64) throws {
+        var random = SplitMix(seed: seed)
+        let pieces: [[UInt8]] = [
+            Array("data: hello\n".utf8), Array("data\n".utf8), Array("data:\n".utf8), Array("\r".utf8),
+            Array("\r\n".utf8), Array("\n".utf8), Array(":comment\n".utf8), Array("event: tick\n".utf8),
+            Array("id: 5\n".utf8), Array("id\n".utf8), [0], Array("id: a\u{0}b\r".utf8), Array("retry: 10\n".utf8),
+            [0xEF, 0xBB, 0xBF], Array("data: é🎉\r\n".utf8), [0xFF, 0xC3], Array("dat".utf8),
+            Array("data: x".utf8) + Array(repeating: 0x79, count: 3000) + [0x0A], Array(" data: s\n".utf8),
+            Array("data:  two spaces\n".utf8), Array("field-only".utf8), Array(":".utf8),
+        ]
+        var dispatched = 0
+        for _ in 0..<400 {
+            var stream: [UInt8] = random.next() % 4 == 0 ? [0xEF, 0xBB, 0xBF] : []
+            for _ in 0..<Int(random.next() % 30) { stream += pieces[Int(random.next() % UInt64(pieces.count))] }
+            let cuts = (0..<Int(random.next() % 8)).map { _ in Int(random.next() % UInt64(stream.count + 1)) }.sorted()
+            let expected = ReferenceEventStream.events(of: stream)
+            let events = try parse(stream, cuts: cuts).map { ServerSentEvent(type: $0.type, data: $0.data, id: $0.id) }
+            #expect(events == expected, "stream \(stream) cut at \(cuts)")
+            dispatched += events.count
+        }
+        #expect(dispatched > 200)  // the streams do carry events
+    }
+}
+
+/// A small seeded generator, so every run cuts the same streams the same way.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = (seed &+ 1) &* 0xD1B5_4A32_D192_ED03 }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
