@@ -57,6 +57,9 @@ public struct HTTPFieldName: Hashable, Sendable, Comparable, CustomStringConvert
     public static let acceptLanguage = HTTPFieldName(known: "Accept-Language")
     /// `Age` (RFC 9111 §5.1).
     public static let age = HTTPFieldName(known: "Age")
+    /// `Last-Event-ID`: the ID of the last server-sent event a reconnecting client saw
+    /// (WHATWG HTML, "Server-sent events").
+    public static let lastEventID = HTTPFieldName(known: "Last-Event-ID")
     /// `Allow` (RFC 9110 §10.2.1).
     public static let allow = HTTPFieldName(known: "Allow")
     /// `Authorization` (RFC 9110 §11.6.2). Redacted by logging.

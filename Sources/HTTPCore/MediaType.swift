@@ -213,6 +213,13 @@ public struct MediaType: Hashable, Sendable, CustomStringConvertible {
     public static let plainText = MediaType(known: "text", "plain", [Parameter(name: "charset", value: "utf-8")])
     /// `text/html; charset=utf-8`.
     public static let html = MediaType(known: "text", "html", [Parameter(name: "charset", value: "utf-8")])
+    /// `text/event-stream`: server-sent events (WHATWG HTML, "Server-sent events").
+    public static let eventStream = MediaType(known: "text", "event-stream")
+    /// `application/jsonl`: JSON Lines, one JSON value per line (also sent as
+    /// `application/x-ndjson`).
+    public static let jsonLines = MediaType(known: "application", "jsonl")
+    /// `application/json-seq`: a JSON text sequence (RFC 7464).
+    public static let jsonSequence = MediaType(known: "application", "json-seq")
     /// `application/xml`.
     public static let xml = MediaType(known: "application", "xml")
     /// `*/*`: matches every media type.

@@ -167,6 +167,19 @@ extension Client {
             }
             return ClientResponse(
                 head: response.head, body: wrap(response.body), request: response.request, metrics: response.metrics)
+        case .opened(let open):
+            let connection = EventConnection(
+                client: self, request: request, options: options, name: endpoint.name,
+                accepts: { endpoint.accepts($0) },
+                refusal: { head, body, request in
+                    do {
+                        try endpoint.check(head, body: body, request: request, defaults: defaults)
+                        return EndpointError(.unacceptableStatus, endpoint: endpoint.name, "unreachable")
+                    } catch {
+                        return error
+                    }
+                }, mediaTypes: [])
+            return try await open(connection, defaults)
         case .file(let wrap):
             let target =
                 destination

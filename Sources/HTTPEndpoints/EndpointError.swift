@@ -48,6 +48,9 @@ public struct EndpointError: Error, Sendable, CustomStringConvertible {
         public static let errorResponse = Code("errorResponse")
         /// The response body could not be read as the endpoint's response type.
         public static let decodingFailed = Code("decodingFailed")
+        /// A streamed response (events, JSON Lines) came with a `Content-Type` the stream
+        /// cannot read.
+        public static let unexpectedContentType = Code("unexpectedContentType")
         /// The call does not fit the endpoint, such as a download destination given for an
         /// endpoint whose response is not ``ResponseDecoding/file``.
         public static let invalidCall = Code("invalidCall")

@@ -41,6 +41,19 @@ Endpoints
                               body whose bytes are the hex digits H: any status, media type
                               and bytes (a problem+json error, an ISO-8859-1 text).
 
+  /events?format=F&count=N&interval=S&drop_after=K&retry=MS
+                              a stream of N values dripped S seconds apart (chunked): F=sse
+                              (default) sends `id: i`, `event: tick`, `data: {"n": i}` events,
+                              first `retry: MS` when given, and resumes after a valid
+                              `Last-Event-ID` (204 once all N were sent); F=jsonl sends
+                              `{"n": i}` lines (application/jsonl); F=json-seq RS-framed
+                              records (application/json-seq). With drop_after=K the
+                              connection is dropped after K values, in the middle of the next.
+  /replay?file=PATH&case=N&pause=S
+                              case N of the JSON file PATH (a list of cases, each a list of
+                              hex chunks; PATH must be in the temporary directory) as a
+                              text/event-stream, each chunk flushed on its own, S seconds apart.
+
 Bad parameters give 400 with a JSON {"error": ...} naming the parameter; an unknown path 404;
 a method an endpoint refuses 405.
 
@@ -58,6 +71,7 @@ import os
 import socket
 import struct
 import sys
+import tempfile
 import threading
 import time
 import urllib.parse
@@ -380,6 +394,78 @@ class FaultHandler(http.server.BaseHTTPRequestHandler):
         if self.command != "HEAD":
             self.wfile.write(body)
 
+    def events(self, query):
+        kind = query.text("format", "sse")
+        if kind not in ("sse", "jsonl", "json-seq"):
+            raise BadRequest("query parameter 'format' must be sse, jsonl or json-seq")
+        count = query.integer("count", 5, high=1_000_000)
+        interval = query.seconds("interval", default=0)
+        drop_after = query.integer("drop_after", 0, high=1_000_000)
+        retry = query.integer("retry", -1, low=-1)
+        start = 1
+        if kind == "sse":
+            last = self.headers.get("Last-Event-ID", "")
+            if last.isdigit():
+                start = int(last) + 1
+        self._discard_body()
+        if start > count:
+            self.send_response(204)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        media = {"sse": "text/event-stream", "jsonl": "application/jsonl", "json-seq": "application/json-seq"}[kind]
+        self.send_response(200)
+        self.send_header("Content-Type", media)
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if kind == "sse" and retry >= 0:
+            self._chunk(b"retry: %d\n\n" % retry)
+        for sent, value in enumerate(range(start, count + 1)):
+            if sent > 0:
+                time.sleep(interval)
+            payload = b'{"n": %d}' % value
+            if kind == "sse":
+                piece = b"id: %d\nevent: tick\ndata: %s\n\n" % (value, payload)
+            elif kind == "jsonl":
+                piece = payload + b"\n"
+            else:
+                piece = b"\x1e" + payload + b"\n"
+            if drop_after and sent == drop_after:
+                self._chunk(piece[: len(piece) // 2])
+                self.close_connection = True
+                return  # no last chunk: the body is cut in the middle of a value
+            self._chunk(piece)
+        self._chunk(b"")
+
+    def replay(self, query):
+        path = os.path.realpath(query.text("file"))
+        if os.path.dirname(path) != os.path.realpath(tempfile.gettempdir()) and not path.startswith(
+            os.path.realpath(tempfile.gettempdir()) + os.sep
+        ):
+            raise BadRequest("query parameter 'file' must name a file in the temporary directory")
+        cases = self.server.replay_cases(path)
+        index = query.integer("case", high=len(cases) - 1)
+        pause = query.seconds("pause", default=0)
+        self._discard_body()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        for number, piece in enumerate(cases[index]):
+            if number > 0 and pause:
+                time.sleep(pause)
+            if piece:
+                self._chunk(bytes.fromhex(piece))
+        self._chunk(b"")
+
+    def _chunk(self, data):
+        """Writes one chunk of a chunked body (the last one when `data` is empty) and flushes it."""
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+        self.wfile.flush()
+
     def _write_pattern(self, count, offset=0):
         """Writes `count` bytes of the pattern where byte i of the body is i % 256."""
         if self.command == "HEAD":
@@ -409,6 +495,8 @@ ROUTES = {
     "/bytes": (FaultHandler.bytes_pattern, ANY_METHOD),
     "/content": (FaultHandler.content, ANY_METHOD),
     "/not-http": (FaultHandler.not_http, ANY_METHOD),
+    "/events": (FaultHandler.events, ANY_METHOD),
+    "/replay": (FaultHandler.replay, ANY_METHOD),
 }
 
 
@@ -422,6 +510,19 @@ class FaultServer(http.server.ThreadingHTTPServer):
     def __init__(self, address):
         super().__init__(address, FaultHandler)
         self.counters = KeyCounters()
+        self._replay_lock = threading.Lock()
+        self._replay_files = {}
+
+    def replay_cases(self, path):
+        """The cases of a replay file, read once per path and modification time."""
+        stamp = os.stat(path).st_mtime_ns
+        with self._replay_lock:
+            cached = self._replay_files.get(path)
+            if cached is None or cached[0] != stamp:
+                with open(path) as handle:
+                    cached = (stamp, json.load(handle))
+                self._replay_files[path] = cached
+            return cached[1]
 
     def handle_error(self, request, client_address):
         # A client that goes away mid-answer (cancellation, timeout tests) is expected.

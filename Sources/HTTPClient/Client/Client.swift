@@ -176,6 +176,13 @@ public final class Client: Sendable {
         return response.replacingBody(response.body.stream ?? ResponseStream(.empty))
     }
 
+    /// Tells the observers of something that happened outside any one call, such as an
+    /// event stream's reconnect, as an event with a request ID of its own.
+    package func notifyObservers(_ kind: ClientEvent.Kind) {
+        guard !hub.isEmpty else { return }
+        hub.emit([ClientEvent(requestID: counter.next(), elapsed: .zero, kind: kind)])
+    }
+
     /// The request with its URL resolved and the default header fields added.
     func resolved(_ request: HTTPRequest) throws(ClientError) -> HTTPRequest {
         var request = request

@@ -22,6 +22,10 @@ public struct ClientEvent: Sendable, CustomStringConvertible {
         case retryScheduled(attempt: Int, delay: Duration, reason: String)
         /// The call ended, with the final status (or the error) and the call's metrics.
         indirect case finished(status: HTTPStatus?, error: ClientError?, metrics: ClientMetrics)
+        /// An event stream that ended or failed is opened again at `url` after `delay`,
+        /// sending `lastEventID` (the `reconnection` count is 1 for the first reconnect of
+        /// the stream). The request that follows is a call with events of its own.
+        case reconnecting(URL, reconnection: Int, delay: Duration, lastEventID: String, reason: String)
     }
 
     /// A number identifying the call, the same for all its events and unique per client.
@@ -59,6 +63,9 @@ public struct ClientEvent: Sendable, CustomStringConvertible {
             what = "retry after attempt \(attempt) in \(delay): \(reason)"
         case .finished(let status, let error, let metrics):
             what = "finished \(status?.description ?? error?.code.rawValue ?? "?"): \(metrics)"
+        case .reconnecting(let url, let reconnection, let delay, let lastEventID, let reason):
+            let id = lastEventID.isEmpty ? "" : " with Last-Event-ID \(lastEventID)"
+            what = "reconnect \(reconnection) to \(URLRedaction.display(url)) in \(delay)\(id): \(reason)"
         }
         let dropped = eventsDroppedBefore > 0 ? " (after \(eventsDroppedBefore) events dropped)" : ""
         return "#\(requestID) \(what)\(dropped)"

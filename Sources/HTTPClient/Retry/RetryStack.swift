@@ -181,7 +181,9 @@ public struct RetryStack: Sendable, ExpressibleByArrayLiteral, CustomStringConve
         return nil
     }
 
-    private func backoffDelay(forRetry retry: Int) -> Duration? {
+    /// The delay the stack's backoff policy gives retry number `retry` (from 1), jitter
+    /// applied, or `nil` when the stack has no backoff policy.
+    package func backoffDelay(forRetry retry: Int) -> Duration? {
         for policy in policies {
             if case .backoff(let backoff, let jitter) = policy.rule {
                 let seconds = jitter.apply(to: backoff.delay(forRetry: retry), random: random())

@@ -21,7 +21,7 @@ import HTTPCore
 /// ```
 public struct JSONResponseDecoder: ResponseDecoder {
     /// Makes the configured `JSONDecoder`.
-    let makeDecoder: @Sendable () -> JSONDecoder
+    package let makeDecoder: @Sendable () -> JSONDecoder
 
     /// A decoder using a default `JSONDecoder`.
     public init() {
@@ -110,7 +110,7 @@ public struct JSONResponseDecoder: ResponseDecoder {
 
     /// Decodes one element of a stream (an event's data, a line, a record) with `decoder`.
     /// - Parameter element: What to call the element in an error, such as `line 3`.
-    static func decodeElement<Value: Decodable>(
+    package static func decodeElement<Value: Decodable>(
         _ type: Value.Type, from data: Data, with decoder: JSONDecoder, naming element: String
     ) throws(HTTPEncodingError) -> Value {
         do {

@@ -23,6 +23,9 @@ public struct ResponseDecoding<Response: Sendable>: Sendable {
         case file(@Sendable (URL) -> Response)
         /// Streamed as it arrives.
         case stream(@Sendable (ResponseStream) -> Response)
+        /// Opened as a stream of values that reads its own body and may open itself again
+        /// (event streams, JSON Lines), given how to open it.
+        case opened(@Sendable (EventConnection, EndpointDefaults) async throws -> ClientResponse<Response>)
     }
 
     let kind: Kind
@@ -41,7 +44,9 @@ public struct ResponseDecoding<Response: Sendable>: Sendable {
     }
 
     /// Chosen by the response type: ``Empty`` reads nothing, `Data` the bytes, `String` the
-    /// text (``string``), `ResponseStream` a stream (``stream``), and any other `Decodable`
+    /// text (``string``), `ResponseStream` a stream (``stream``), ``EventStream`` server-sent
+    /// events without reconnection (``events(where:reconnection:lastEventID:maximumEventSize:)``),
+    /// ``JSONStream`` JSON Lines or a JSON text sequence (``jsonStream(maximumSize:)``), and any other `Decodable`
     /// JSON with the client's decoder (``json``), an `Optional` being `nil` for a `204` or
     /// an empty body. A download to a file is never chosen: say ``file``.
     public static var automatic: ResponseDecoding {
@@ -52,6 +57,11 @@ public struct ResponseDecoding<Response: Sendable>: Sendable {
                 kind: .buffered { data, head, _ in try head.text(of: data) as! Response })
         }
         if Response.self == ResponseStream.self { return ResponseDecoding(kind: .stream { $0 as! Response }) }
+        if let streamed = Response.self as? any StreamedValues.Type,
+            let decoding = streamed.automaticDecoding as? ResponseDecoding<Response>
+        {
+            return decoding
+        }
         if Response.self is any Decodable.Type {
             return ResponseDecoding(
                 kind: .buffered { data, head, defaults in

@@ -57,6 +57,7 @@ extension ClientEvent {
         case .transportError: return "transportError"
         case .retryScheduled: return "retryScheduled"
         case .finished: return "finished"
+        case .reconnecting: return "reconnecting"
         }
     }
 }

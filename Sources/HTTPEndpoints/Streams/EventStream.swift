@@ -1,0 +1,203 @@
+import Foundation
+import HTTPClient
+import HTTPCore
+import HTTPEncoding
+
+/// The server-sent events of a call, parsed as they arrive, with their `data` as text
+/// (`EventStream<String>`) or decoded as JSON into `Value`; optionally reconnecting.
+///
+/// From ``Client/events(_:reconnection:lastEventID:maximumEventSize:options:)``, its
+/// decoding form, or an endpoint whose response type is an `EventStream`. The call that
+/// made it returned once the first response head was in; its status and `Content-Type`
+/// were checked then. Iterate it once. Chunks are read only as events are asked for, so a
+/// slow consumer slows the reading; cancelling the consuming task ends the request.
+///
+/// ```swift
+/// struct Delta: Decodable, Sendable { var text: String }
+/// let deltas = try await client.events(.get("chat/stream"), as: Delta.self, where: { $0.data != "[DONE]" })
+/// for try await event in deltas {
+///     print(event.data.text, terminator: "")
+/// }
+/// ```
+public struct EventStream<Value: Sendable>: AsyncSequence, Sendable {
+    /// An event.
+    public typealias Element = ServerSentEvent<Value>
+
+    /// The response head of the first connection.
+    public let response: HTTPResponse
+    let first: ResponseStream
+    let connection: EventConnection
+    let reconnection: EventReconnection?
+    let lastEventID: String
+    let maximumEventSize: Int
+    let decoding: EventDecoding<Value>
+    /// The first response was `204 No Content`: there are no events.
+    let stopped: Bool
+
+    /// Starts reading the events.
+    /// - Returns: The iterator.
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(stream: self) }
+
+    /// Reads events one at a time, reconnecting as the stream's policy says.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        private let stream: EventStream
+        private var events: ServerSentEvents<ResponseStream>.AsyncIterator?
+        private let decoder: JSONDecoder?
+        private var finished = false
+        /// The last event ID string, sent as `Last-Event-ID` when reconnecting.
+        public private(set) var lastEventID: String
+        /// The wait before a reconnect: the server's `retry`, or the policy's delay.
+        public private(set) var reconnectionTime: Duration
+        /// How many times the stream was opened again.
+        public private(set) var reconnections = 0
+        private var fruitlessReconnects = 0
+
+        init(stream: EventStream) {
+            self.stream = stream
+            self.finished = stream.stopped
+            self.lastEventID = stream.lastEventID
+            self.reconnectionTime = stream.reconnection?.delay ?? .zero
+            self.events = stream.first.serverSentEvents(
+                maximumEventSize: stream.maximumEventSize, lastEventID: stream.lastEventID
+            ).makeAsyncIterator()
+            if case .json(let decoder, _) = stream.decoding {
+                self.decoder = decoder.makeDecoder()
+            } else {
+                decoder = nil
+            }
+        }
+
+        /// The next event, or `nil` once the stream has ended for good.
+        /// - Returns: An event.
+        /// - Throws: `CancellationError` when the task is cancelled; ``EndpointError`` for a
+        ///   reconnect the server refused; `HTTPEncodingError` for an event too large or
+        ///   data that is not a `Value`; `ClientError` for a failed connection when the
+        ///   stream does not reconnect (or gave up).
+        public mutating func next() async throws -> ServerSentEvent<Value>? {
+            while !finished {
+                guard var current = events else {
+                    try await reopen()
+                    continue
+                }
+                do {
+                    let event = try await current.next()
+                    events = current
+                    lastEventID = current.parser.lastEventID
+                    if let time = current.parser.reconnectionTime { reconnectionTime = time }
+                    guard let event else {
+                        events = nil
+                        lastFailure = nil
+                        if stream.reconnection == nil { finished = true }
+                        continue
+                    }
+                    fruitlessReconnects = 0
+                    if let decoded = try decode(event) { return decoded }
+                } catch {
+                    events = nil
+                    lastEventID = current.parser.lastEventID
+                    guard stream.reconnection != nil, Self.reconnects(after: error) else {
+                        finished = true
+                        throw error
+                    }
+                    lastFailure = error
+                }
+            }
+            return nil
+        }
+
+        private var lastFailure: (any Error)?
+
+        private func decode(_ event: ServerSentEvent<String>) throws -> ServerSentEvent<Value>? {
+            switch stream.decoding {
+            case .text:
+                return event as? ServerSentEvent<Value>
+            case .json(_, let isIncluded):
+                guard isIncluded(event), let decoder else { return nil }
+                return try stream.decoding.decode(event, decoder)
+            }
+        }
+
+        /// Waits the reconnection time (plus the client's backoff after fruitless
+        /// reconnects) and opens the stream again, until it opens, ends with 204, or fails
+        /// for good.
+        private mutating func reopen() async throws {
+            guard let policy = stream.reconnection else {
+                finished = true
+                return
+            }
+            while true {
+                if let maximum = policy.maximumAttempts, fruitlessReconnects >= maximum {
+                    finished = true
+                    if let lastFailure { throw lastFailure }
+                    return
+                }
+                fruitlessReconnects += 1
+                reconnections += 1
+                var delay = reconnectionTime
+                if fruitlessReconnects > 1,
+                    let backoff = stream.connection.client.retry.backoffDelay(
+                        forRetry: fruitlessReconnects - 1)
+                {
+                    delay += backoff
+                }
+                stream.connection.client.notifyObservers(
+                    .reconnecting(
+                        stream.connection.request.url, reconnection: reconnections, delay: delay,
+                        lastEventID: lastEventID,
+                        reason: lastFailure.map { "\($0)" } ?? "the stream ended"))
+                try await Task.sleep(for: delay)
+                do {
+                    guard let response = try await stream.connection.open(lastEventID: lastEventID) else {
+                        finished = true  // 204: the server asks the client to stop
+                        return
+                    }
+                    lastFailure = nil
+                    events = response.body.serverSentEvents(
+                        maximumEventSize: stream.maximumEventSize, lastEventID: lastEventID
+                    ).makeAsyncIterator()
+                    return
+                } catch {
+                    guard Self.reconnects(after: error) else {
+                        finished = true
+                        throw error
+                    }
+                    lastFailure = error
+                }
+            }
+        }
+
+        /// Network failures are worth a reconnect; a refusal, a parse error or
+        /// cancellation is not.
+        static func reconnects(after error: any Error) -> Bool {
+            if Task.isCancelled || error is CancellationError { return false }
+            guard let error = error as? ClientError else { return false }
+            switch error.code {
+            case .cannotConnect, .connectionLost, .truncatedBody, .transport, .timedOut, .tooManyRetries: return true
+            default: return false
+            }
+        }
+    }
+}
+
+/// How an event stream reads each event's data.
+enum EventDecoding<Value: Sendable>: Sendable {
+    /// As text: `Value` is `String`.
+    case text
+    /// As JSON, for the events `isIncluded` lets through.
+    case json(JSONResponseDecoder, isIncluded: @Sendable (ServerSentEvent<String>) -> Bool)
+
+    func decode(_ event: ServerSentEvent<String>, _ decoder: JSONDecoder) throws -> ServerSentEvent<Value>? {
+        guard let type = Value.self as? any Decodable.Type else { return nil }
+        let value = try Self.decodeValue(type, from: event, decoder)
+        guard let value = value as? Value else { return nil }
+        return ServerSentEvent(type: event.type, data: value, id: event.id, retry: event.retry)
+    }
+
+    private static func decodeValue<T: Decodable>(
+        _ type: T.Type, from event: ServerSentEvent<String>, _ decoder: JSONDecoder
+    ) throws -> T {
+        try JSONResponseDecoder.decodeElement(
+            T.self, from: Data(event.data.utf8), with: decoder,
+            naming: "event \(event.type)\(event.id.isEmpty ? "" : " #\(event.id)")")
+    }
+}
