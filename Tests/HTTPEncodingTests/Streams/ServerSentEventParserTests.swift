@@ -1,5 +1,6 @@
 import Foundation
 import HTTPEncoding
+import TestSupport
 import Testing
 
 @Suite("Server-sent events: the parser")
@@ -110,37 +111,17 @@ struct ServerSentEventParserTests {
     @Test("streams cut at random read as the reference reads them whole", arguments: 0..<8)
     func randomCuts(seed: UInt64) throws {
         var random = SplitMix(seed: seed)
-        let pieces: [[UInt8]] = [
-            Array("data: hello\n".utf8), Array("data\n".utf8), Array("data:\n".utf8), Array("\r".utf8),
-            Array("\r\n".utf8), Array("\n".utf8), Array(":comment\n".utf8), Array("event: tick\n".utf8),
-            Array("id: 5\n".utf8), Array("id\n".utf8), [0], Array("id: a\u{0}b\r".utf8), Array("retry: 10\n".utf8),
-            [0xEF, 0xBB, 0xBF], Array("data: é🎉\r\n".utf8), [0xFF, 0xC3], Array("dat".utf8),
-            Array("data: x".utf8) + Array(repeating: 0x79, count: 3000) + [0x0A], Array(" data: s\n".utf8),
-            Array("data:  two spaces\n".utf8), Array("field-only".utf8), Array(":".utf8),
-        ]
         var dispatched = 0
         for _ in 0..<400 {
-            var stream: [UInt8] = random.next() % 4 == 0 ? [0xEF, 0xBB, 0xBF] : []
-            for _ in 0..<Int(random.next() % 30) { stream += pieces[Int(random.next() % UInt64(pieces.count))] }
-            let cuts = (0..<Int(random.next() % 8)).map { _ in Int(random.next() % UInt64(stream.count + 1)) }.sorted()
+            let stream = ReferenceEventStream.hostileStream(&random)
+            let cuts = ReferenceEventStream.cuts(&random, count: stream.count)
             let expected = ReferenceEventStream.events(of: stream)
-            let events = try parse(stream, cuts: cuts).map { ServerSentEvent(type: $0.type, data: $0.data, id: $0.id) }
+            let events = try parse(stream, cuts: cuts).map {
+                ReferenceEventStream.Event(type: $0.type, data: $0.data, id: $0.id)
+            }
             #expect(events == expected, "stream \(stream) cut at \(cuts)")
             dispatched += events.count
         }
         #expect(dispatched > 200)  // the streams do carry events
-    }
-}
-
-/// A small seeded generator, so every run cuts the same streams the same way.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = (seed &+ 1) &* 0xD1B5_4A32_D192_ED03 }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
