@@ -217,4 +217,76 @@ struct SourceExampleTests {
         let made = try await client.post("users", json: NewUser(name: "Ada"), as: User.self)
         #expect(made.id == 42 && stub.requests.count == 3)
     }
+
+    @Test("EventStream, EventReconnection, JSONStream, Client.events and Client.jsonStream")
+    func eventStreams() async throws {
+        var printed: [String] = []
+        func print(_ items: Any..., terminator: String = "\n") {
+            printed.append(items.map { "\($0)" }.joined(separator: " ") + terminator)
+        }
+        let events = try HTTPFields(["Content-Type": "text/event-stream"])
+        let stub = StubTransport()
+        let client = Client(baseURL: URL(string: "https://api.example.com/v2")!, transport: stub)
+
+        let reconnecting = EventReconnection(delay: .seconds(1), maximumAttempts: 10)
+        #expect(reconnecting.maximumAttempts == 10)
+
+        stub.enqueue(
+            .status(.ok, headerFields: events, body: Data("retry: 10\nevent: tick\nid: 1\ndata: a\n\n".utf8)),
+            .status(.noContent))
+        let ticks = try await client.events(.get("ticks"), reconnection: .standard)
+        for try await event in ticks where event.type == "tick" { print(event.id, event.data) }
+        #expect(printed == ["1 a\n"])
+        #expect(stub.requests.last?.headerFields[.lastEventID] == "1")
+
+        printed = []
+        let chat = Data("data: {\"text\":\"Hel\"}\n\ndata: {\"text\":\"lo\"}\n\ndata: [DONE]\n\n".utf8)
+        stub.enqueue(.status(.ok, headerFields: events, body: chat), .status(.ok, headerFields: events, body: chat))
+        do {
+            struct Delta: Decodable, Sendable { var text: String }
+            let deltas = try await client.events(.get("chat/stream"), as: Delta.self, where: { $0.data != "[DONE]" })
+            for try await event in deltas {
+                print(event.data.text, terminator: "")
+            }
+        }
+        do {
+            struct Delta: Decodable, Sendable { var text: String }
+            let deltas = try await client.events(.get("chat/stream"), as: Delta.self, where: { $0.data != "[DONE]" })
+            var count = 0
+            for try await _ in deltas { count += 1 }
+            #expect(count == 2)
+        }
+        #expect(printed.joined() == "Hello")
+
+        printed = []
+        stub.enqueue(
+            .status(
+                .ok, headerFields: try HTTPFields(["Content-Type": "application/x-ndjson"]),
+                body: Data("{\"level\":\"info\",\"message\":\"up\"}\n".utf8)))
+        struct LogLine: Decodable, Sendable {
+            var level: String
+            var message: String
+        }
+        for try await line in try await client.jsonStream(.get("logs/tail"), as: LogLine.self) {
+            print(line.level, line.message)
+        }
+        #expect(printed == ["info up\n"])
+
+        struct Tick: Decodable, Sendable { var n: Int }
+        enum Feed {
+            static let ticks = Endpoint<Empty, EventStream<Tick>>(
+                .get, "/ticks", response: .events(reconnection: .standard))
+            static let logs = Endpoint<Empty, JSONStream<LogLine>>(.get, "/logs/tail")
+        }
+        stub.enqueue(
+            .status(.ok, headerFields: events, body: Data("retry: 5\ndata: {\"n\":1}\n\n".utf8)), .status(.noContent),
+            .status(.ok, headerFields: try HTTPFields(["Content-Type": "application/jsonl"]), body: Data()))
+        var numbers: [Int] = []
+        for try await tick in try await client.call(Feed.ticks) { numbers.append(tick.data.n) }
+        #expect(numbers == [1])
+        var lines = 0
+        for try await _ in try await client.call(Feed.logs) { lines += 1 }
+        #expect(lines == 0)
+        #expect(stub.requests.last?.url.path == "/v2/logs/tail")
+    }
 }
