@@ -6,8 +6,7 @@ import HTTPEncoding
 /// The server-sent events of a call, parsed as they arrive, with their `data` as text
 /// (`EventStream<String>`) or decoded as JSON into `Value`; optionally reconnecting.
 ///
-/// From ``Client/events(_:reconnection:lastEventID:maximumEventSize:options:)``, its
-/// decoding form, or an endpoint whose response type is an `EventStream`. The call that
+/// From `client.events(_:)`, its decoding form `client.events(_:as:)`, or an endpoint whose response type is an `EventStream`. The call that
 /// made it returned once the first response head was in; its status and `Content-Type`
 /// were checked then. Iterate it once. Chunks are read only as events are asked for, so a
 /// slow consumer slows the reading; cancelling the consuming task ends the request.

@@ -5,10 +5,10 @@ import HTTPEncoding
 
 /// The values of a JSON Lines or JSON text sequence response, decoded as they arrive.
 ///
-/// From ``Client/jsonStream(_:as:decoder:maximumSize:options:)`` or an endpoint whose
+/// From `client.jsonStream(_:as:)` or an endpoint whose
 /// response type is a `JSONStream`; the format is told by the `Content-Type`:
 /// `application/json-seq` is a JSON text sequence (RFC 7464), whose records cut short are
-/// dropped as the RFC says (``HTTPEncodingError/Code/truncatedRecord``, see
+/// dropped as the RFC says (`HTTPEncodingError` code `truncatedRecord`, see
 /// ``truncatedRecords``); `application/jsonl`, `application/x-ndjson` and their kin are
 /// JSON Lines. Iterate it once; a slow consumer slows the reading, and cancelling the
 /// consuming task ends the request.
