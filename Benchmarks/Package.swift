@@ -32,5 +32,16 @@ let package = Package(
             name: "ClientBenchmark",
             dependencies: ["BenchmarkSupport", .product(name: "HTTPClient", package: "Heron")]
         ),
+        .executableTarget(
+            name: "EventStreamBenchmark",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "HTTPCore", package: "Heron"),
+                .product(name: "HTTPEncoding", package: "Heron"),
+                .product(name: "HTTPClient", package: "Heron"),
+                .product(name: "HTTPEndpoints", package: "Heron"),
+            ],
+            exclude: ["eventsource-client.js"]
+        ),
     ]
 )

@@ -111,17 +111,17 @@ public struct JSONResponseDecoder: ResponseDecoder {
     /// Decodes one element of a stream (an event's data, a line, a record) with `decoder`.
     /// - Parameter element: What to call the element in an error, such as `line 3`.
     package static func decodeElement<Value: Decodable>(
-        _ type: Value.Type, from data: Data, with decoder: JSONDecoder, naming element: String
+        _ type: Value.Type, from data: Data, with decoder: JSONDecoder, naming element: @autoclosure () -> String
     ) throws(HTTPEncodingError) -> Value {
         do {
             return try decoder.decode(Value.self, from: data)
         } catch let error as DecodingError {
             throw HTTPEncodingError(
                 .jsonDecodingFailed, keyPath: codingPath(of: error), value: prefix(of: data),
-                reason: "\(element) is not a \(Value.self): \(reason(of: error))", underlying: error)
+                reason: "\(element()) is not a \(Value.self): \(reason(of: error))", underlying: error)
         } catch {
             throw HTTPEncodingError(
-                .jsonDecodingFailed, value: prefix(of: data), reason: "\(element): \(Value.self).init(from:) threw",
+                .jsonDecodingFailed, value: prefix(of: data), reason: "\(element()): \(Value.self).init(from:) threw",
                 underlying: error)
         }
     }

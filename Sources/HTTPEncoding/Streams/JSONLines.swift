@@ -47,17 +47,25 @@ public struct JSONLines<Base: AsyncSequence>: AsyncSequence where Base.Element =
             self.splitter = splitter
         }
 
+        /// The next line already cut that is not blank, without waiting for a chunk.
+        mutating func nextBufferedLine() -> Data? {
+            while nextPending < pending.count {
+                let line = pending[nextPending]
+                nextPending += 1
+                lineNumber += 1
+                // Most lines open with `{` or `[`: one byte tells they are not blank.
+                if let first = line.first, !isJSONWhitespace(first) { return line }
+                if !line.allSatisfy(isJSONWhitespace) { return line }
+            }
+            return nil
+        }
+
         /// The next line that is not blank, or `nil` at the end.
         /// - Returns: The line's bytes.
         /// - Throws: ``HTTPEncodingError/Code/elementTooLarge``, or what the chunks throw.
         public mutating func next() async throws -> Data? {
             while true {
-                while nextPending < pending.count {
-                    let line = pending[nextPending]
-                    nextPending += 1
-                    lineNumber += 1
-                    if !line.allSatisfy(isJSONWhitespace) { return line }
-                }
+                if let line = nextBufferedLine() { return line }
                 pending.removeAll(keepingCapacity: true)
                 nextPending = 0
                 guard var chunks = base else { return nil }
@@ -112,9 +120,13 @@ where Base.Element == Data {
         ///   a `Value` (a line cut short by a dropped connection among them),
         ///   ``HTTPEncodingError/Code/elementTooLarge``, or what the chunks throw.
         public mutating func next() async throws -> Value? {
-            guard let line = try await lines.next() else { return nil }
-            return try JSONResponseDecoder.decodeElement(
-                Value.self, from: line, with: decoder, naming: "line \(lines.lineNumber)")
+            // Lines already cut are decoded without a suspension; a chunk is awaited only
+            // when they run out.
+            var buffered = lines.nextBufferedLine()
+            if buffered == nil { buffered = try await lines.next() }
+            guard let line = buffered else { return nil }
+            let number = lines.lineNumber
+            return try JSONResponseDecoder.decodeElement(Value.self, from: line, with: decoder, naming: "line \(number)")
         }
     }
 }
