@@ -41,7 +41,8 @@ public struct EventStream<Value: Sendable>: AsyncSequence, Sendable {
     public struct AsyncIterator: AsyncIteratorProtocol {
         private let stream: EventStream
         private var events: ServerSentEvents<ResponseStream>.AsyncIterator?
-        private let decoder: JSONDecoder?
+        /// Reads a raw event as an element, or `nil` to skip it; made per iterator.
+        private let read: (ServerSentEvent<String>) throws -> ServerSentEvent<Value>?
         private var finished = false
         /// The last event ID string, sent as `Last-Event-ID` when reconnecting.
         public private(set) var lastEventID: String
@@ -59,11 +60,7 @@ public struct EventStream<Value: Sendable>: AsyncSequence, Sendable {
             self.events = stream.first.serverSentEvents(
                 maximumEventSize: stream.maximumEventSize, lastEventID: stream.lastEventID
             ).makeAsyncIterator()
-            if case .json(let decoder, _) = stream.decoding {
-                self.decoder = decoder.makeDecoder()
-            } else {
-                decoder = nil
-            }
+            self.read = stream.decoding.makeReader()
         }
 
         /// The next event, or `nil` once the stream has ended for good.
@@ -78,6 +75,9 @@ public struct EventStream<Value: Sendable>: AsyncSequence, Sendable {
                     try await reopen()
                     continue
                 }
+                // The iterator is held only here while it reads: a second reference would make
+                // every refill of its buffers a copy.
+                events = nil
                 do {
                     let event = try await current.next()
                     events = current
@@ -90,7 +90,7 @@ public struct EventStream<Value: Sendable>: AsyncSequence, Sendable {
                         continue
                     }
                     fruitlessReconnects = 0
-                    if let decoded = try decode(event) { return decoded }
+                    if let element = try read(event) { return element }
                 } catch {
                     events = nil
                     lastEventID = current.parser.lastEventID
@@ -105,16 +105,6 @@ public struct EventStream<Value: Sendable>: AsyncSequence, Sendable {
         }
 
         private var lastFailure: (any Error)?
-
-        private func decode(_ event: ServerSentEvent<String>) throws -> ServerSentEvent<Value>? {
-            switch stream.decoding {
-            case .text:
-                return event as? ServerSentEvent<Value>
-            case .json(_, let isIncluded):
-                guard isIncluded(event), let decoder else { return nil }
-                return try stream.decoding.decode(event, decoder)
-            }
-        }
 
         /// Waits the reconnection time (plus the client's backoff after fruitless
         /// reconnects) and opens the stream again, until it opens, ends with 204, or fails
@@ -178,25 +168,51 @@ public struct EventStream<Value: Sendable>: AsyncSequence, Sendable {
     }
 }
 
-/// How an event stream reads each event's data.
-enum EventDecoding<Value: Sendable>: Sendable {
-    /// As text: `Value` is `String`.
-    case text
-    /// As JSON, for the events `isIncluded` lets through.
-    case json(JSONResponseDecoder, isIncluded: @Sendable (ServerSentEvent<String>) -> Bool)
+/// How an event stream reads each event's data: made where the data's type is known, so no
+/// event is cast at run time.
+struct EventDecoding<Value: Sendable>: Sendable {
+    /// Makes one iterator's reader (with its own `JSONDecoder`): an element, or `nil` to skip.
+    let makeReader: @Sendable () -> (ServerSentEvent<String>) throws -> ServerSentEvent<Value>?
+}
 
-    func decode(_ event: ServerSentEvent<String>, _ decoder: JSONDecoder) throws -> ServerSentEvent<Value>? {
-        guard let type = Value.self as? any Decodable.Type else { return nil }
-        let value = try Self.decodeValue(type, from: event, decoder)
-        guard let value = value as? Value else { return nil }
-        return ServerSentEvent(type: event.type, data: value, id: event.id, retry: event.retry)
+extension EventDecoding where Value == String {
+    /// The data as text.
+    static var text: EventDecoding { EventDecoding { { $0 } } }
+}
+
+extension EventDecoding where Value: Decodable {
+    /// The data decoded as JSON, for the events `isIncluded` lets through.
+    static func json(
+        _ decoder: JSONResponseDecoder, isIncluded: @escaping @Sendable (ServerSentEvent<String>) -> Bool
+    ) -> EventDecoding {
+        EventDecoding {
+            let json = decoder.makeDecoder()
+            return { event in
+                guard isIncluded(event) else { return nil }
+                let value = try JSONResponseDecoder.decodeElement(
+                    Value.self, from: Data(event.data.utf8), with: json,
+                    naming: "event \(event.type)\(event.id.isEmpty ? "" : " #\(event.id)")")
+                return ServerSentEvent(type: event.type, data: value, id: event.id, retry: event.retry)
+            }
+        }
+    }
+}
+
+extension EventDecoding {
+    /// Text for `String`, JSON for any other `Decodable`: the decoding of an endpoint's
+    /// `EventStream<Value>`, whose type is known only at run time here.
+    static func chosen(
+        _ decoder: JSONResponseDecoder, isIncluded: @escaping @Sendable (ServerSentEvent<String>) -> Bool
+    ) -> EventDecoding? {
+        if Value.self == String.self { return EventDecoding<String>.text as? EventDecoding }
+        guard let type = Value.self as? any (Decodable & Sendable).Type else { return nil }
+        return opened(type, decoder, isIncluded) as? EventDecoding
     }
 
-    private static func decodeValue<T: Decodable>(
-        _ type: T.Type, from event: ServerSentEvent<String>, _ decoder: JSONDecoder
-    ) throws -> T {
-        try JSONResponseDecoder.decodeElement(
-            T.self, from: Data(event.data.utf8), with: decoder,
-            naming: "event \(event.type)\(event.id.isEmpty ? "" : " #\(event.id)")")
+    private static func opened<T: Decodable & Sendable>(
+        _ type: T.Type, _ decoder: JSONResponseDecoder,
+        _ isIncluded: @escaping @Sendable (ServerSentEvent<String>) -> Bool
+    ) -> Any {
+        EventDecoding<T>.json(decoder, isIncluded: isIncluded)
     }
 }

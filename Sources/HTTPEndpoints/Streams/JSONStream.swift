@@ -14,7 +14,10 @@ import HTTPEncoding
 /// consuming task ends the request.
 ///
 /// ```swift
-/// struct LogLine: Decodable, Sendable { var level: String; var message: String }
+/// struct LogLine: Decodable, Sendable {
+///     var level: String
+///     var message: String
+/// }
 /// for try await line in try await client.jsonStream(.get("logs/tail"), as: LogLine.self) {
 ///     print(line.level, line.message)
 /// }
@@ -63,6 +66,8 @@ public struct JSONStream<Value: Decodable & Sendable>: AsyncSequence, Sendable {
         enum Base {
             case lines(DecodedJSONLines<ResponseStream, Value>.AsyncIterator)
             case sequence(DecodedJSONTextSequence<ResponseStream, Value>.AsyncIterator)
+            /// Taken out while it reads, so its buffers have one owner and are not copied.
+            case reading
         }
         var base: Base
 
@@ -73,11 +78,15 @@ public struct JSONStream<Value: Decodable & Sendable>: AsyncSequence, Sendable {
         public mutating func next() async throws -> Value? {
             switch base {
             case .lines(var lines):
+                base = .reading
                 defer { base = .lines(lines) }
                 return try await lines.next()
             case .sequence(var records):
+                base = .reading
                 defer { base = .sequence(records) }
                 return try await records.next()
+            case .reading:
+                return nil
             }
         }
     }

@@ -41,8 +41,11 @@ extension ResponseDecoding {
             kind: .opened { connection, defaults in
                 var connection = connection
                 connection.mediaTypes = [.eventStream]
-                let decoding: EventDecoding<Item> =
-                    Item.self == String.self ? .text : .json(defaults.jsonDecoder, isIncluded: isIncluded)
+                guard let decoding = EventDecoding<Item>.chosen(defaults.jsonDecoder, isIncluded: isIncluded) else {
+                    throw EndpointError(
+                        .invalidCall, endpoint: connection.name,
+                        "the data of EventStream<\(Item.self)> is read as text (String) or JSON (a Decodable)")
+                }
                 return try await EventStream.open(
                     connection, decoding: decoding, reconnection: reconnection, lastEventID: lastEventID,
                     maximumEventSize: maximumEventSize)
