@@ -126,7 +126,8 @@ where Base.Element == Data {
             if buffered == nil { buffered = try await lines.next() }
             guard let line = buffered else { return nil }
             let number = lines.lineNumber
-            return try JSONResponseDecoder.decodeElement(Value.self, from: line, with: decoder, naming: "line \(number)")
+            return try JSONResponseDecoder.decodeElement(
+                Value.self, from: line, with: decoder, naming: "line \(number)")
         }
     }
 }
