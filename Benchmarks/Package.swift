@@ -9,6 +9,7 @@ let package = Package(
     dependencies: [
         .package(name: "Heron", path: ".."),
         .package(url: "https://github.com/vapor/multipart-kit.git", exact: "4.7.1"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", exact: "1.13.4"),
     ],
     targets: [
         .target(name: "BenchmarkSupport", path: "Sources/BenchmarkSupport"),
@@ -40,6 +41,7 @@ let package = Package(
                 .product(name: "HTTPEncoding", package: "Heron"),
                 .product(name: "HTTPClient", package: "Heron"),
                 .product(name: "HTTPEndpoints", package: "Heron"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ],
             exclude: ["eventsource-client.js"]
         ),
