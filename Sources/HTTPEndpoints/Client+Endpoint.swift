@@ -222,7 +222,8 @@ extension Client {
         }
     }
 
-    private static func collect(_ stream: ResponseStream, limit: Int) async throws -> Data {
+    /// The first `limit` bytes of `stream`, for an error's body.
+    static func collect(_ stream: ResponseStream, limit: Int) async throws -> Data {
         var data = Data()
         for try await chunk in stream {
             data.append(chunk.prefix(limit - data.count))

@@ -77,6 +77,43 @@ struct DelimitedRecords: Sendable {
     }
 }
 
+/// Reads the records of a sequence of chunks: those one chunk completed, then the next
+/// chunk's, as the reader asks.
+struct RecordReader<Chunks: AsyncIteratorProtocol> where Chunks.Element == Data {
+    private var chunks: Chunks?
+    private var splitter: DelimitedRecords
+    private var pending: [Data] = []
+    private var nextPending = 0
+
+    init(chunks: Chunks, splitter: DelimitedRecords) {
+        self.chunks = chunks
+        self.splitter = splitter
+    }
+
+    /// The next record already cut, without waiting for a chunk.
+    mutating func nextBuffered() -> Data? {
+        guard nextPending < pending.count else { return nil }
+        defer { nextPending += 1 }
+        return pending[nextPending]
+    }
+
+    /// Cuts the records of the next chunk (or the last record at the end of the input).
+    /// - Returns: `false` once the input is over and every record was handed out.
+    mutating func refill() async throws -> Bool {
+        pending.removeAll(keepingCapacity: true)
+        nextPending = 0
+        guard var base = chunks else { return false }
+        if let chunk = try await base.next() {
+            chunks = base
+            try splitter.split(chunk, into: &pending)
+        } else {
+            chunks = nil
+            if let last = splitter.finish() { pending.append(last) }
+        }
+        return true
+    }
+}
+
 /// Whether `byte` is JSON whitespace (RFC 8259 §2).
 func isJSONWhitespace(_ byte: UInt8) -> Bool {
     byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D

@@ -29,29 +29,22 @@ public struct JSONLines<Base: AsyncSequence>: AsyncSequence where Base.Element =
     /// - Returns: The iterator.
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(
-            base: base.makeAsyncIterator(),
-            splitter: DelimitedRecords(delimiter: 0x0A, maximumSize: maximumLineSize, noun: "line"))
+            records: RecordReader(
+                chunks: base.makeAsyncIterator(),
+                splitter: DelimitedRecords(delimiter: 0x0A, maximumSize: maximumLineSize, noun: "line")))
     }
 
     /// Reads lines one at a time.
     public struct AsyncIterator: AsyncIteratorProtocol {
-        var base: Base.AsyncIterator?
-        var splitter: DelimitedRecords
-        var pending: [Data] = []
-        var nextPending = 0
+        var records: RecordReader<Base.AsyncIterator>
         /// The number of the line last returned, counting blank ones, from 1.
         public private(set) var lineNumber = 0
 
-        init(base: Base.AsyncIterator, splitter: DelimitedRecords) {
-            self.base = base
-            self.splitter = splitter
-        }
+        init(records: RecordReader<Base.AsyncIterator>) { self.records = records }
 
         /// The next line already cut that is not blank, without waiting for a chunk.
         mutating func nextBufferedLine() -> Data? {
-            while nextPending < pending.count {
-                let line = pending[nextPending]
-                nextPending += 1
+            while let line = records.nextBuffered() {
                 lineNumber += 1
                 // Most lines open with `{` or `[`: one byte tells they are not blank.
                 if let first = line.first, !isJSONWhitespace(first) { return line }
@@ -66,16 +59,7 @@ public struct JSONLines<Base: AsyncSequence>: AsyncSequence where Base.Element =
         public mutating func next() async throws -> Data? {
             while true {
                 if let line = nextBufferedLine() { return line }
-                pending.removeAll(keepingCapacity: true)
-                nextPending = 0
-                guard var chunks = base else { return nil }
-                if let chunk = try await chunks.next() {
-                    base = chunks
-                    try splitter.split(chunk, into: &pending)
-                } else {
-                    base = nil
-                    if let last = splitter.finish() { pending.append(last) }
-                }
+                guard try await records.refill() else { return nil }
             }
         }
     }

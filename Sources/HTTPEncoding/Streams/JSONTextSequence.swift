@@ -32,27 +32,23 @@ public struct JSONTextSequence<Base: AsyncSequence>: AsyncSequence where Base.El
     /// - Returns: The iterator.
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(
-            base: base.makeAsyncIterator(),
-            splitter: DelimitedRecords(delimiter: recordSeparator, maximumSize: maximumRecordSize, noun: "record"),
+            records: RecordReader(
+                chunks: base.makeAsyncIterator(),
+                splitter: DelimitedRecords(delimiter: recordSeparator, maximumSize: maximumRecordSize, noun: "record")),
             onTruncatedRecord: onTruncatedRecord)
     }
 
     /// Reads records one at a time.
     public struct AsyncIterator: AsyncIteratorProtocol {
-        var base: Base.AsyncIterator?
-        var splitter: DelimitedRecords
+        var records: RecordReader<Base.AsyncIterator>
         let onTruncatedRecord: (@Sendable (HTTPEncodingError) -> Void)?
-        var pending: [Data] = []
-        var nextPending = 0
         /// The number of the record last returned or dropped, from 1.
         public private(set) var recordNumber = 0
 
         init(
-            base: Base.AsyncIterator, splitter: DelimitedRecords,
-            onTruncatedRecord: (@Sendable (HTTPEncodingError) -> Void)?
+            records: RecordReader<Base.AsyncIterator>, onTruncatedRecord: (@Sendable (HTTPEncodingError) -> Void)?
         ) {
-            self.base = base
-            self.splitter = splitter
+            self.records = records
             self.onTruncatedRecord = onTruncatedRecord
         }
 
@@ -61,9 +57,7 @@ public struct JSONTextSequence<Base: AsyncSequence>: AsyncSequence where Base.El
         /// - Throws: ``HTTPEncodingError/Code/elementTooLarge``, or what the chunks throw.
         public mutating func next() async throws -> Data? {
             while true {
-                while nextPending < pending.count {
-                    let record = pending[nextPending]
-                    nextPending += 1
+                while let record = records.nextBuffered() {
                     guard let first = record.firstIndex(where: { !isJSONWhitespace($0) }) else { continue }
                     recordNumber += 1
                     if Self.mayBeTruncated(record, first: record[first]) {
@@ -72,16 +66,7 @@ public struct JSONTextSequence<Base: AsyncSequence>: AsyncSequence where Base.El
                     }
                     return record
                 }
-                pending.removeAll(keepingCapacity: true)
-                nextPending = 0
-                guard var chunks = base else { return nil }
-                if let chunk = try await chunks.next() {
-                    base = chunks
-                    try splitter.split(chunk, into: &pending)
-                } else {
-                    base = nil
-                    if let last = splitter.finish() { pending.append(last) }
-                }
+                guard try await records.refill() else { return nil }
             }
         }
 

@@ -32,7 +32,7 @@ struct EventConnection: Sendable {
         let response = try await client.stream(request, options: options)
         if response.status.code == 204 { return nil }
         guard accepts(response.status) else {
-            let body = (try? await Self.prefix(of: response.body, limit: EndpointError.bodyLimit)) ?? Data()
+            let body = (try? await Client.collect(response.body, limit: EndpointError.bodyLimit)) ?? Data()
             throw refusal(response.head, body, response.request)
         }
         if !mediaTypes.isEmpty {
@@ -46,14 +46,5 @@ struct EventConnection: Sendable {
             }
         }
         return response
-    }
-
-    private static func prefix(of stream: ResponseStream, limit: Int) async throws -> Data {
-        var data = Data()
-        for try await chunk in stream {
-            data.append(chunk.prefix(limit - data.count))
-            if data.count >= limit { break }
-        }
-        return data
     }
 }
