@@ -128,8 +128,10 @@ struct URLSessionTransportCancellationTests {
 
     @Test func cancellingAStreamedResponseReaderStopsTheTransfer() async throws {
         let transport = URLSessionTransport()
+        // 100 chunks half a second apart: the body outlasts any stall of a starved test run,
+        // so the cancellation always comes while the reader waits for a chunk.
         let request = try TransportFixture.request(
-            .get, TransportFixture.fault("/slow?bytes=100000&chunks=100&interval=0.1"))
+            .get, TransportFixture.fault("/slow?bytes=100000&chunks=100&interval=0.5"))
         let response = try await transport.send(request, options: TransportOptions())
         let stream = try #require(response.body).chunks()
         let reader = Task {
@@ -139,6 +141,25 @@ struct URLSessionTransportCancellationTests {
         }
         try await Task.sleep(for: .milliseconds(300))
         reader.cancel()
+        let result = try await withWatchdog(seconds: 20) { await reader.result }
+        #expect(throws: CancellationError.self) { try result.get() }
+        #expect(try await drained(transport, within: 20))
+    }
+
+    @Test func aReaderThatCancelsItselfMidBodyGetsCancellationErrorNotTheRest() async throws {
+        let transport = URLSessionTransport()
+        let request = try TransportFixture.request(
+            .get, TransportFixture.fault("/slow?bytes=100000&chunks=100&interval=0.01"))
+        let response = try await transport.send(request, options: TransportOptions())
+        let stream = try #require(response.body).chunks()
+        let reader = Task {
+            var total = 0
+            for try await chunk in stream {
+                total += chunk.count
+                withUnsafeCurrentTask { $0?.cancel() }
+            }
+            return total
+        }
         let result = try await withWatchdog(seconds: 20) { await reader.result }
         #expect(throws: CancellationError.self) { try result.get() }
         #expect(try await drained(transport, within: 20))
