@@ -86,9 +86,11 @@ enum Fixtures {
         HTTPRequest(method: method, url: URL(string: path)!, body: body)
     }
 
+    /// A client over `stub`. Its timeout only catches a hang: the suite's start on 2 cores can
+    /// hold a stubbed call for more than ten seconds.
     static func client(
         _ stub: StubTransport, interceptors: [any Interceptor] = [], observers: [any ClientObserver] = [],
-        retry: RetryStack = .none, timeout: Duration? = .seconds(10), redirectLimit: Int = 10
+        retry: RetryStack = .none, timeout: Duration? = .seconds(60), redirectLimit: Int = 10
     ) -> Client {
         Client(
             baseURL: base, transport: stub, interceptors: interceptors, observers: observers, retry: retry,
