@@ -77,38 +77,74 @@ struct DelimitedRecords: Sendable {
     }
 }
 
-/// Reads the records of a sequence of chunks: those one chunk completed, then the next
-/// chunk's, as the reader asks.
-struct RecordReader<Chunks: AsyncIteratorProtocol> where Chunks.Element == Data {
-    private var chunks: Chunks?
+/// The records cut from the chunks so far, handed out one at a time. Not generic, so the
+/// per-record work is compiled for it once, whatever sequence the chunks come from.
+struct RecordBuffer: Sendable {
     private var splitter: DelimitedRecords
     private var pending: [Data] = []
     private var nextPending = 0
 
-    init(chunks: Chunks, splitter: DelimitedRecords) {
-        self.chunks = chunks
-        self.splitter = splitter
-    }
+    init(splitter: DelimitedRecords) { self.splitter = splitter }
 
-    /// The next record already cut, without waiting for a chunk.
-    mutating func nextBuffered() -> Data? {
+    /// The next record already cut.
+    mutating func next() -> Data? {
         guard nextPending < pending.count else { return nil }
         defer { nextPending += 1 }
         return pending[nextPending]
     }
 
+    /// The next line already cut that is not blank (only JSON whitespace), counting every
+    /// line, blank or not, in `number`.
+    mutating func nextLine(counting number: inout Int) -> Data? {
+        while nextPending < pending.count {
+            let line = pending[nextPending]
+            nextPending += 1
+            number += 1
+            // Most lines open with `{` or `[`: one byte tells they are not blank.
+            if let first = line.first, !isJSONWhitespace(first) { return line }
+            if !line.allSatisfy(isJSONWhitespace) { return line }
+        }
+        return nil
+    }
+
+    /// Replaces the records handed out with those `chunk` completes.
+    mutating func cut(_ chunk: Data) throws(HTTPEncodingError) {
+        pending.removeAll(keepingCapacity: true)
+        nextPending = 0
+        try splitter.split(chunk, into: &pending)
+    }
+
+    /// Replaces the records handed out with the last one, if the input did not end with the
+    /// delimiter.
+    mutating func finish() {
+        pending.removeAll(keepingCapacity: true)
+        nextPending = 0
+        if let last = splitter.finish() { pending.append(last) }
+    }
+}
+
+/// Reads the records of a sequence of chunks: those one chunk completed, then the next
+/// chunk's, as the reader asks.
+struct RecordReader<Chunks: AsyncIteratorProtocol> where Chunks.Element == Data {
+    /// The records cut so far.
+    var buffer: RecordBuffer
+    private var chunks: Chunks?
+
+    init(chunks: Chunks, splitter: DelimitedRecords) {
+        self.buffer = RecordBuffer(splitter: splitter)
+        self.chunks = chunks
+    }
+
     /// Cuts the records of the next chunk (or the last record at the end of the input).
     /// - Returns: `false` once the input is over and every record was handed out.
     mutating func refill() async throws -> Bool {
-        pending.removeAll(keepingCapacity: true)
-        nextPending = 0
         guard var base = chunks else { return false }
         if let chunk = try await base.next() {
             chunks = base
-            try splitter.split(chunk, into: &pending)
+            try buffer.cut(chunk)
         } else {
             chunks = nil
-            if let last = splitter.finish() { pending.append(last) }
+            buffer.finish()
         }
         return true
     }

@@ -43,15 +43,7 @@ public struct JSONLines<Base: AsyncSequence>: AsyncSequence where Base.Element =
         init(records: RecordReader<Base.AsyncIterator>) { self.records = records }
 
         /// The next line already cut that is not blank, without waiting for a chunk.
-        mutating func nextBufferedLine() -> Data? {
-            while let line = records.nextBuffered() {
-                lineNumber += 1
-                // Most lines open with `{` or `[`: one byte tells they are not blank.
-                if let first = line.first, !isJSONWhitespace(first) { return line }
-                if !line.allSatisfy(isJSONWhitespace) { return line }
-            }
-            return nil
-        }
+        mutating func nextBufferedLine() -> Data? { records.buffer.nextLine(counting: &lineNumber) }
 
         /// The next line that is not blank, or `nil` at the end.
         /// - Returns: The line's bytes.

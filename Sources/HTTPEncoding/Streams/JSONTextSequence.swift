@@ -57,7 +57,7 @@ public struct JSONTextSequence<Base: AsyncSequence>: AsyncSequence where Base.El
         /// - Throws: ``HTTPEncodingError/Code/elementTooLarge``, or what the chunks throw.
         public mutating func next() async throws -> Data? {
             while true {
-                while let record = records.nextBuffered() {
+                while let record = records.buffer.next() {
                     guard let first = record.firstIndex(where: { !isJSONWhitespace($0) }) else { continue }
                     recordNumber += 1
                     if Self.mayBeTruncated(record, first: record[first]) {
