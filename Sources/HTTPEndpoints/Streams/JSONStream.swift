@@ -53,41 +53,28 @@ public struct JSONStream<Value: Decodable & Sendable>: AsyncSequence, Sendable {
             let dropped = dropped
             let records = body.jsonTextSequence(
                 maximumRecordSize: maximumSize, onTruncatedRecord: { error in dropped.withLock { $0.append(error) } })
-            return AsyncIterator(base: .sequence(records.decoded(as: Value.self, using: decoder).makeAsyncIterator()))
+            return AsyncIterator(
+                lines: nil, records: records.decoded(as: Value.self, using: decoder).makeAsyncIterator())
         }
-        return AsyncIterator(
-            base: .lines(
-                body.jsonLines(maximumLineSize: maximumSize).decoded(as: Value.self, using: decoder)
-                    .makeAsyncIterator()))
+        let lines = body.jsonLines(maximumLineSize: maximumSize).decoded(as: Value.self, using: decoder)
+        return AsyncIterator(lines: lines.makeAsyncIterator(), records: nil)
     }
 
     /// Reads values one at a time.
     public struct AsyncIterator: AsyncIteratorProtocol {
-        enum Base {
-            case lines(DecodedJSONLines<ResponseStream, Value>.AsyncIterator)
-            case sequence(DecodedJSONTextSequence<ResponseStream, Value>.AsyncIterator)
-            /// Taken out while it reads, so its buffers have one owner and are not copied.
-            case reading
-        }
-        var base: Base
+        /// The reader of a JSON Lines body, or `nil` for a JSON text sequence.
+        var lines: DecodedJSONLines<ResponseStream, Value>.AsyncIterator?
+        /// The reader of a JSON text sequence, or `nil` for JSON Lines.
+        var records: DecodedJSONTextSequence<ResponseStream, Value>.AsyncIterator?
 
         /// The next value, or `nil` at the end.
         /// - Returns: A value.
         /// - Throws: `HTTPEncodingError` for a line or record that is not a `Value` or too
         ///   large; `ClientError` for a failed connection; `CancellationError`.
         public mutating func next() async throws -> Value? {
-            switch base {
-            case .lines(var lines):
-                base = .reading
-                defer { base = .lines(lines) }
-                return try await lines.next()
-            case .sequence(var records):
-                base = .reading
-                defer { base = .sequence(records) }
-                return try await records.next()
-            case .reading:
-                return nil
-            }
+            // Each reader is advanced where it is stored: no copy of its buffers.
+            if lines != nil { return try await lines!.next() }
+            return try await records?.next()
         }
     }
 
