@@ -137,7 +137,7 @@ extension Client {
                 prepared = base
             } else {
                 context.request = base
-                prepared = try await Self.prepare(base, interceptors: interceptors, context: &context)
+                prepared = try await prepare(base, interceptors: interceptors, context: &context, timeout: timeout)
                 context.request = prepared
             }
             events.record(.prepared(prepared, attempt: attempt))
@@ -187,7 +187,8 @@ extension Client {
 
             let decision =
                 interceptors.isEmpty
-                ? .proceed : try await Self.decide(outcome, interceptors: interceptors, context: &context)
+                ? .proceed
+                : try await decide(outcome, interceptors: interceptors, context: &context, timeout: timeout)
             var failure = outcome.error
             let action: RetryAction
             let interceptorRetry: Bool
@@ -243,38 +244,74 @@ extension Client {
         }
     }
 
-    private static func prepare(
-        _ base: HTTPRequest, interceptors: [any Interceptor], context: inout InterceptorContext
+    /// Runs the `prepare` chain in order, bounded by the attempt's `timeout` and by the
+    /// caller's cancellation even when an interceptor heeds neither (its task is then left to
+    /// end on its own, its result dropped).
+    private func prepare(
+        _ base: HTTPRequest, interceptors: [any Interceptor], context: inout InterceptorContext, timeout: Duration?
     ) async throws -> HTTPRequest {
-        var prepared = base
-        for interceptor in interceptors {
-            do {
-                try await interceptor.prepare(&prepared, context: &context)
-            } catch {
-                throw ClientError.wrapping(error, request: prepared, fallback: .interceptorFailed)
-            }
+        let running = Locked(0)
+        let initial = context
+        let onTimeout: @Sendable () -> any Error = {
+            Self.stepTimedOut(interceptors[running.withLock { $0 }], step: "prepare", timeout, request: base)
         }
+        let (prepared, updated) = try await deadlines.race(timeout: timeout, onTimeout: onTimeout) {
+            var context = initial
+            var prepared = base
+            for (index, interceptor) in interceptors.enumerated() {
+                running.withLock { $0 = index }
+                do {
+                    try await interceptor.prepare(&prepared, context: &context)
+                } catch {
+                    throw ClientError.wrapping(error, request: prepared, fallback: .interceptorFailed)
+                }
+            }
+            return (prepared, context)
+        }
+        context = updated
         return prepared
     }
 
-    private static func decide(
-        _ outcome: AttemptOutcome, interceptors: [any Interceptor], context: inout InterceptorContext
-    ) async throws
-        -> InterceptorDecision
-    {
-        var index = interceptors.endIndex
-        while index > interceptors.startIndex {
-            index -= 1
-            let decision: InterceptorDecision
-            do {
-                decision = try await interceptors[index].decide(outcome, context: &context)
-            } catch {
-                throw ClientError.wrapping(error, request: context.request, fallback: .interceptorFailed)
-            }
-            if case .proceed = decision { continue }
-            return decision
+    /// Runs the `decide` chain in reverse order up to the first decision other than
+    /// ``InterceptorDecision/proceed``, bounded as ``prepare(_:interceptors:context:timeout:)`` is.
+    private func decide(
+        _ outcome: AttemptOutcome, interceptors: [any Interceptor], context: inout InterceptorContext,
+        timeout: Duration?
+    ) async throws -> InterceptorDecision {
+        let running = Locked(interceptors.endIndex - 1)
+        let initial = context
+        let onTimeout: @Sendable () -> any Error = {
+            Self.stepTimedOut(interceptors[running.withLock { $0 }], step: "decide", timeout, request: initial.request)
         }
-        return .proceed
+        let (decision, updated) = try await deadlines.race(timeout: timeout, onTimeout: onTimeout) {
+            var context = initial
+            var index = interceptors.endIndex
+            while index > interceptors.startIndex {
+                index -= 1
+                running.withLock { $0 = index }
+                let decision: InterceptorDecision
+                do {
+                    decision = try await interceptors[index].decide(outcome, context: &context)
+                } catch {
+                    throw ClientError.wrapping(error, request: context.request, fallback: .interceptorFailed)
+                }
+                if case .proceed = decision { continue }
+                return (decision, context)
+            }
+            return (InterceptorDecision.proceed, context)
+        }
+        context = updated
+        return decision
+    }
+
+    /// The error of an interceptor step that outlasted the attempt's timeout, naming it.
+    private static func stepTimedOut(
+        _ interceptor: any Interceptor, step: String, _ timeout: Duration?, request: HTTPRequest
+    ) -> ClientError {
+        ClientError(
+            .timedOut,
+            "interceptor \(type(of: interceptor))'s \(step) did not end within the timeout of \(timeout ?? .zero)",
+            request: request)
     }
 
     /// Sends `request` and follows redirects up to `limit`, then reads the final body as

@@ -54,7 +54,9 @@ public final class Client: Sendable {
     /// The most redirects one attempt follows; 0 returns redirects unfollowed.
     public let redirectLimit: Int
     /// The longest one attempt may take (including its redirects), unless a request sets
-    /// its own ``RequestOptions/timeout``; `nil` for none.
+    /// its own ``RequestOptions/timeout``; `nil` for none. It also bounds each interceptor
+    /// step of an attempt (the `prepare` chain, the `decide` chain), even one that ignores
+    /// cancellation.
     public let timeout: Duration?
     /// Values every call starts with, beneath the call's own ``RequestOptions/values``
     /// (a call's value for the same key wins): what interceptors and the layers above the

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 
 /// Enforces deadlines with a single dispatch timer: a client's attempt timeouts (for
 /// transports that do not enforce deadlines) and ``URLSessionTransport``'s own.
@@ -69,6 +70,44 @@ final class DeadlineScheduler: @unchecked Sendable {
         } catch {
             if finish(entry) && !Task.isCancelled { throw onTimeout() }
             throw error
+        }
+    }
+
+    /// Runs `operation` in a task of its own and returns its result, unless `timeout` passes
+    /// or the caller's task is cancelled first: then this throws `onTimeout()` or
+    /// `CancellationError` at once, without waiting for the operation, whose task is
+    /// cancelled and whose result is dropped whenever it ends. For code the client does not
+    /// control (interceptors), which may not heed cancellation.
+    ///
+    /// The operation starts on the current thread; when it ends before its first suspension
+    /// (most interceptors do), no deadline is registered and nothing waits.
+    func race<Result: Sendable>(
+        timeout: Duration?, onTimeout: @escaping @Sendable () -> any Error,
+        _ operation: @escaping @Sendable () async throws -> Result
+    ) async throws -> Result {
+        let outcome = RaceOutcome<Result>()
+        let task = Self.start {
+            do {
+                outcome.end(.success(try await operation()))
+            } catch {
+                outcome.end(.failure(error))
+            }
+        }
+        if let ended = outcome.takeIfEnded() { return try ended.get() }
+        var entry: Entry?
+        // A timeout beyond a century is none (and would overflow the clock's arithmetic).
+        if let timeout, timeout < .seconds(3_153_600_000) {
+            entry = schedule(at: .now + timeout) {
+                task.cancel()
+                outcome.end(.failure(onTimeout()))
+            }
+        }
+        defer { if let entry { finish(entry) } }
+        return try await withTaskCancellationHandler {
+            try await outcome.wait()
+        } onCancel: {
+            task.cancel()
+            outcome.end(.failure(CancellationError()))
         }
     }
 
@@ -191,6 +230,61 @@ final class DeadlineScheduler: @unchecked Sendable {
             if smallest == parent { return }
             heap.swapAt(parent, smallest)
             parent = smallest
+        }
+    }
+}
+
+/// The first of the outcomes of a ``DeadlineScheduler/race(timeout:onTimeout:_:)``
+/// (the operation's result, its timeout, its caller's cancellation), handed to the one
+/// waiter whether it waits before or after it comes.
+final class RaceOutcome<Result: Sendable>: Sendable {
+    private enum State {
+        case running
+        case waiting(CheckedContinuation<Result, any Error>)
+        case ended(Swift.Result<Result, any Error>)
+        case delivered
+    }
+
+    private let state = Locked(State.running)
+
+    /// Records `result` unless an outcome came first; resumes the waiter if there is one.
+    func end(_ result: Swift.Result<Result, any Error>) {
+        let waiter: CheckedContinuation<Result, any Error>? = state.withLock { state in
+            switch state {
+            case .running:
+                state = .ended(result)
+                return nil
+            case .waiting(let continuation):
+                state = .delivered
+                return continuation
+            case .ended, .delivered:
+                return nil
+            }
+        }
+        waiter?.resume(with: result)
+    }
+
+    /// The outcome, when it came before anyone waited.
+    func takeIfEnded() -> Swift.Result<Result, any Error>? {
+        state.withLock { state in
+            guard case .ended(let result) = state else { return nil }
+            state = .delivered
+            return result
+        }
+    }
+
+    /// Waits for the outcome (at once when it has come).
+    func wait() async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            let ready: Swift.Result<Result, any Error>? = state.withLock { state in
+                if case .ended(let result) = state {
+                    state = .delivered
+                    return result
+                }
+                state = .waiting(continuation)
+                return nil
+            }
+            if let ready { continuation.resume(with: ready) }
         }
     }
 }
