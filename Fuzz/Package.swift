@@ -23,6 +23,8 @@ let package = Package(
         fuzzTarget("FuzzHTTPDate", "HTTPCore"),
         fuzzTarget("FuzzHeaderField", "HTTPCore"),
         fuzzTarget("FuzzForm", "HTTPEncoding"),
+        fuzzTarget("FuzzFormParameters", "HTTPEncoding"),
+        fuzzTarget("FuzzMultipart", "HTTPMultipart"),
         fuzzTarget("FuzzURITemplate", "HTTPEndpoints"),
     ]
 )

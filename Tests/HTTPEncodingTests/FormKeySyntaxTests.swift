@@ -33,6 +33,9 @@ struct FormKeySyntaxTests {
         "an untyped parameter key holding key syntax is refused naming its key path",
         arguments: [
             ("a[b]", FormStyle()), ("b]", literal), ("", FormStyle()), ("x.y", dots),
+            // Found by the form-parameters fuzz target: a bracket followed by a combining
+            // mark is one Character but still a bracket, and is refused as one.
+            ("k[\u{301}\u{301}", FormStyle()), ("k]\u{301}", FormStyle()),
         ])
     func untypedKey(key: String, style: FormStyle) throws {
         let parameters: [String: Any] = ["list": [["ok": 1, key: 2]]]
