@@ -10,9 +10,14 @@ let package = Package(
         .package(name: "Heron", path: ".."),
         .package(url: "https://github.com/vapor/multipart-kit.git", exact: "4.7.1"),
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", exact: "1.13.4"),
+        // Resolved for its sources only: the MatttEventSource target below compiles them.
+        .package(url: "https://github.com/mattt/EventSource.git", exact: "1.1.1"),
     ],
     targets: [
         .target(name: "BenchmarkSupport", path: "Sources/BenchmarkSupport"),
+        // mattt/EventSource 1.1.1's sources, through the link `Upstream` into its checkout, with
+        // a shim for the one URLSession method Linux lacks (see LinuxShim.swift).
+        .target(name: "MatttEventSource", path: "ThirdParty/MatttEventSource"),
         .executableTarget(
             name: "EncodingBenchmark",
             dependencies: ["BenchmarkSupport", .product(name: "HTTPEncoding", package: "Heron")]
@@ -42,6 +47,7 @@ let package = Package(
                 .product(name: "HTTPClient", package: "Heron"),
                 .product(name: "HTTPEndpoints", package: "Heron"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                "MatttEventSource",
             ],
             exclude: ["eventsource-client.js"]
         ),
