@@ -30,12 +30,20 @@ Endpoints
   /headers                    the request's header fields as received: {"lowercased name":
                               [values in order]} (field names are case-insensitive, RFC 9110
                               section 5.1, so names are lowercased for lookup).
-  /redirect?to=URL&status=302 a redirect (status 300-399) to any URL, for cross-origin tests.
+  /redirect?to=URL&status=302 a redirect (status 300-399) to any URL, for cross-origin tests;
+                              with `loop` instead of `to`, to itself.
   /token-protected            200 {"authenticated": true, "token": T} for
                               `Authorization: Bearer fresh-...`, else 401 with
                               `WWW-Authenticate: Bearer realm="heron"`.
   /bytes?n=N                  N bytes with Content-Length; byte i is i % 256.
   /not-http                   answers with bytes that are not an HTTP response at all, then closes.
+  /huge-head?fields=N&field_bytes=M
+                              200 whose head carries N extra fields `X-Hostile-i: v` and one
+                              field of M bytes (either may be 0), then an empty body.
+  /overlong?declared=N&send=M 200 with `Content-Length: N` followed by M > N bytes (the excess
+                              would be read as the next response on a kept connection), then close.
+  /reset-mid-body?declared=N&send=M
+                              200 with `Content-Length: N`, M bytes, then a TCP reset.
   /content?status=N&type=T&hex=H
                               answers `status` (default 200) with `Content-Type: T` and the
                               body whose bytes are the hex digits H: any status, media type
@@ -352,7 +360,7 @@ class FaultHandler(http.server.BaseHTTPRequestHandler):
         self._json(200, fields)
 
     def redirect(self, query):
-        target = query.text("to")
+        target = self.path if query.has("loop") else query.text("to")
         status = query.integer("status", default=302, low=300, high=399)
         self._json(status, {"location": target}, [("Location", target)])
 
@@ -378,6 +386,45 @@ class FaultHandler(http.server.BaseHTTPRequestHandler):
         self.wfile.write(b"SSH-2.0-OpenSSH_9.2 this is not HTTP\r\n\r\n")
         self.wfile.flush()
         self.close_connection = True
+
+    def huge_head(self, query):
+        fields = query.integer("fields", 0, high=1_000_000)
+        field_bytes = query.integer("field_bytes", 0, high=64 << 20)
+        self._discard_body()
+        head = [b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n"]
+        head.extend(b"X-Hostile-%d: v\r\n" % index for index in range(fields))
+        if field_bytes:
+            head.append(b"X-Huge: " + b"a" * field_bytes + b"\r\n")
+        head.append(b"\r\n")
+        try:
+            self.wfile.write(b"".join(head))
+            self.wfile.flush()
+        except OSError:
+            pass  # the client gave up on the head, as it may
+        self.close_connection = True
+
+    def overlong(self, query):
+        declared = query.integer("declared")
+        send = query.integer("send", low=declared)
+        self._discard_body()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Content-Length", str(declared))
+        self.end_headers()
+        self._write_pattern(send)
+        self.close_connection = True
+
+    def reset_mid_body(self, query):
+        declared = query.integer("declared")
+        send = query.integer("send", high=declared)
+        self._discard_body()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Content-Length", str(declared))
+        self.end_headers()
+        self._write_pattern(send)
+        self.wfile.flush()
+        self._reset()
 
     def content(self, query):
         status = query.integer("status", 200, low=200, high=599)
@@ -495,6 +542,9 @@ ROUTES = {
     "/bytes": (FaultHandler.bytes_pattern, ANY_METHOD),
     "/content": (FaultHandler.content, ANY_METHOD),
     "/not-http": (FaultHandler.not_http, ANY_METHOD),
+    "/huge-head": (FaultHandler.huge_head, ANY_METHOD),
+    "/overlong": (FaultHandler.overlong, ANY_METHOD),
+    "/reset-mid-body": (FaultHandler.reset_mid_body, ANY_METHOD),
     "/events": (FaultHandler.events, ANY_METHOD),
     "/replay": (FaultHandler.replay, ANY_METHOD),
 }
