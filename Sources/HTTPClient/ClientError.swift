@@ -44,7 +44,9 @@ public struct ClientError: Error, Sendable, CustomStringConvertible {
         /// The response could not be read as HTTP (no status, a status outside 100...599,
         /// an invalid header field).
         public static let invalidResponse = Code("invalidResponse")
-        /// The response was larger than the limit set for buffering it.
+        /// The response was larger than the limit set for buffering it, or its head larger
+        /// than the transport accepts (with URLSession on Linux, libcurl's 300 KiB in all and
+        /// 100 KiB a field). Not retried.
         public static let responseTooLarge = Code("responseTooLarge")
         /// A validation interceptor rejected the status or content type.
         public static let validationFailed = Code("validationFailed")

@@ -31,9 +31,26 @@ extension URLSessionTransport {
             // all (another protocol on the port) this way. The server's fault, not the request's.
             (code, what) = (.invalidResponse, "the server's reply is not HTTP")
         }
+        if urlError.code == .unknown, let reason = headTooLarge(urlError) {
+            // libcurl refuses a response head past its limits (300 KiB in all, 100 KiB a
+            // field) with errors URLSession passes on as unknown, the reason in the
+            // description; no retry can mend the server's answer.
+            (code, what) = (.responseTooLarge, "the response head is larger than libcurl accepts (\(reason))")
+        }
         return ClientError(
             code, "\(what) (URLError \(urlError.code.rawValue))", request: request, response: response,
             underlying: urlError)
+    }
+
+    /// libcurl's reason when `error` says a response head was too large: "Too large response
+    /// headers: 307205 > 307200" for the whole head, and "Out of memory", its code for one
+    /// header field past 100 KiB (a real lack of memory, which it also names so, cannot be
+    /// mended by a retry either).
+    private static func headTooLarge(_ error: URLError) -> String? {
+        let reason = (error as NSError).localizedDescription
+        let lowered = reason.lowercased()
+        if lowered.contains("too large") && lowered.contains("header") { return reason }
+        return lowered == "out of memory" ? "a header field past 100 KiB, which libcurl reports as out of memory" : nil
     }
 
     /// The ``ClientError/Code`` and a description for a URLError code.
