@@ -156,3 +156,34 @@ struct AuthTests {
         #expect(counter.count == 2)
     }
 }
+
+@Suite("Credentials stay with the base URL's origin")
+struct CredentialScopeTests {
+    @Test(
+        "BearerAuth and BasicAuth add nothing to an absolute URL on another origin, and add it on the base URL's",
+        arguments: [true, false])
+    func scoped(bearer: Bool) async throws {
+        let stub = StubTransport(fallback: .status(.ok))
+        let auth: any Interceptor = bearer ? BearerAuth(token: "secret") : BasicAuth(username: "u", password: "p")
+        let client = Client(
+            baseURL: URL(string: "https://api.example.com/v2")!, transport: stub, interceptors: [auth], retry: .none)
+        for url in [
+            "https://evil.example/steal", "http://api.example.com/v2/x", "https://api.example.com:8443/v2/x",
+            "https://api.example.com.evil.example/x",
+        ] {
+            _ = try await client.send(HTTPRequest(method: .get, url: URL(string: url)!))
+        }
+        _ = try await client.send(HTTPRequest(method: .get, url: URL(string: "https://API.example.com:443/v2/y")!))
+        _ = try await client.send(.get("users/1"))
+        let sent = stub.requests.map { ($0.url.absoluteString, $0.headerFields.contains(.authorization)) }
+        #expect(sent.map(\.1) == [false, false, false, false, true, true], "\(sent)")
+    }
+
+    @Test("a client without a base URL adds credentials to any URL it is given")
+    func noBase() async throws {
+        let stub = StubTransport(fallback: .status(.ok))
+        let client = Client(transport: stub, interceptors: [BearerAuth(token: "t")], retry: .none)
+        _ = try await client.send(HTTPRequest(method: .get, url: URL(string: "https://anywhere.example/x")!))
+        #expect(stub.requests.first?.headerFields[.authorization] == "Bearer t")
+    }
+}

@@ -26,13 +26,16 @@ public struct BasicAuth: Interceptor {
         self.password = password
     }
 
-    /// Adds `Authorization: Basic …` unless the request already has an `Authorization` field.
+    /// Adds `Authorization: Basic …` unless the request already has an `Authorization` field
+    /// or goes to another origin than the client's base URL
+    /// (``InterceptorContext/mayCarryCredentials(_:)``).
     /// - Parameters:
     ///   - request: The request to change.
     ///   - context: The attempt's context.
     /// - Throws: ``ClientError/Code/authenticationFailed`` when the user name contains `:`.
     public func prepare(_ request: inout HTTPRequest, context: inout InterceptorContext) async throws {
-        guard !request.headerFields.contains(.authorization) else { return }
+        // Never to another origin than the client's base URL's (an absolute URL elsewhere).
+        guard !request.headerFields.contains(.authorization), context.mayCarryCredentials(request) else { return }
         guard !username.contains(":") else {
             throw ClientError(
                 .authenticationFailed,

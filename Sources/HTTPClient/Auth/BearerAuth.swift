@@ -41,14 +41,16 @@ public struct BearerAuth: Interceptor {
     /// - Parameter tokens: The shared refresher.
     public init(_ tokens: TokenRefresher) { source = .refreshing(tokens) }
 
-    /// Adds the `Authorization` field.
+    /// Adds the `Authorization` field, unless the request already has one or goes to another
+    /// origin than the client's base URL (``InterceptorContext/mayCarryCredentials(_:)``).
     /// - Parameters:
     ///   - request: The request to change.
     ///   - context: The attempt's context; remembers which token generation was sent.
     /// - Throws: ``ClientError/Code/authenticationFailed`` when a first token cannot be
     ///   fetched or is not a valid field value.
     public func prepare(_ request: inout HTTPRequest, context: inout InterceptorContext) async throws {
-        guard !request.headerFields.contains(.authorization) else { return }
+        // Never to another origin than the client's base URL's (an absolute URL elsewhere).
+        guard !request.headerFields.contains(.authorization), context.mayCarryCredentials(request) else { return }
         let token: String
         switch source {
         case .fixed(.success(let field)):

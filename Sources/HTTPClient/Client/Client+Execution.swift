@@ -117,6 +117,7 @@ extension Client {
         var context = InterceptorContext(
             request: base, attempt: 1, values: values.merging(options.values),
             retriesNonIdempotent: options.retriesNonIdempotent, start: record.start)
+        context.baseURL = baseURL
         var retryState = RetryState()
         let retry = request.options.isEmpty ? self.retry : request.options[RetryOption.self] ?? self.retry
         let timeout = options.timeout ?? self.timeout

@@ -118,6 +118,9 @@ public struct InterceptorContext: Sendable {
     public var values: RequestValues
     /// Whether the caller opted this request in to retries although its method is not idempotent.
     public let retriesNonIdempotent: Bool
+    /// The client's ``Client/baseURL``, if it has one: credentials-adding interceptors
+    /// (``BearerAuth``, ``BasicAuth``) add them only to requests for its origin.
+    public internal(set) var baseURL: URL?
     let start: ContinuousClock.Instant
 
     /// Creates a context, for testing interceptors without a client.
@@ -145,6 +148,16 @@ public struct InterceptorContext: Sendable {
         self.values = values
         self.retriesNonIdempotent = retriesNonIdempotent
         self.start = start
+    }
+
+    /// Whether `request` may carry the client's credentials: the client has no base URL, or
+    /// the request goes to the base URL's origin (scheme, host and port; RFC 6454 §4). An
+    /// absolute URL to another host, such as an endpoint's absolute template, gets none.
+    /// - Parameter request: The request about to be sent.
+    /// - Returns: Whether credentials may be added.
+    public func mayCarryCredentials(_ request: HTTPRequest) -> Bool {
+        guard let baseURL else { return true }
+        return RedirectFollower.sameOrigin(baseURL, request.url)
     }
 
     /// Time since the client started the request (before the first attempt).
