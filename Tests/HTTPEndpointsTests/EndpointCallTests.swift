@@ -16,6 +16,16 @@ struct EndpointCallTests {
 
     static let base = URL(string: "https://api.example.com/v2")!
 
+    @Test("an absolute template to another host gets none of the client's credentials; the base URL's own do")
+    func absoluteTemplateKeepsCredentialsHome() async throws {
+        let stub = StubTransport(fallback: .status(.ok, body: Data("{}".utf8)))
+        let client = Self.client(stub, interceptors: [BearerAuth(token: "secret")])
+        _ = try await client.call(Endpoint<Empty, Empty>(.get, "https://other.example/hook/{id}"), variables: ["id": 1])
+        _ = try await client.call(Endpoint<Empty, Empty>(.get, "/users/{id}"), variables: ["id": 1])
+        #expect(stub.requests.map(\.url.host) == ["other.example", "api.example.com"])
+        #expect(stub.requests.map { $0.headerFields[.authorization] } == [nil, "Bearer secret"])
+    }
+
     static func client(
         _ stub: StubTransport, values: RequestValues = RequestValues(), interceptors: [any Interceptor] = [],
         retry: RetryStack = .none
