@@ -56,6 +56,25 @@ struct EndpointShapeTests {
         #expect(try up.makeRequest(Empty(), variables: ["id": 1]).url.relativeString == "/a/../b/1")
     }
 
+    @Test(
+        "hostile path and query values (slash, ?, #, %, CR LF, NUL, ..) stay inside their segment or query value",
+        arguments: ["a/b", "x?admin=1", "x#frag", "100%", "a\r\nHost: evil.example", "a\u{0}b", "../admin", "a b&c=d"])
+    func hostileValuesKeepTheShape(value: String) throws {
+        let endpoint = Endpoint<Empty, Empty>(.get, "/users/{id}/posts{?q}")
+        let url = try endpoint.makeRequest(Empty(), variables: ["id": value, "q": value]).url
+        let components = try #require(URLComponents(url: url, resolvingAgainstBaseURL: false))
+        // Exactly three segments, the middle one the value, percent-decoded back.
+        #expect(components.percentEncodedPath.split(separator: "/", omittingEmptySubsequences: false).count == 4)
+        #expect(components.path == "/users/\(value)/posts")
+        #expect(components.queryItems?.count == 1)
+        #expect(components.queryItems?.first?.name == "q")
+        #expect(components.queryItems?.first?.value == value)
+        #expect(components.fragment == nil)
+        // Nothing a header or a request line could be split on is left bare.
+        let bare: Set<UInt32> = [0x0D, 0x0A, 0x00, 0x20]
+        #expect(!url.relativeString.unicodeScalars.contains { bare.contains($0.value) })
+    }
+
     @Test("a call-time variable the template does not use does not stop the value's properties from filling it")
     func extraVariables() async throws {
         let endpoint = Endpoint<Patch, Empty>(.put, "/items/{id}", body: .json)
