@@ -92,7 +92,7 @@ struct DecodingSendTests {
         stub.enqueue(.status(.serviceUnavailable), .status(.serviceUnavailable), .status(.ok))
         let log = Log()
         let response = try await Self.client(stub).send(
-            .get("flaky").retries(2).timeout(.seconds(5)).intercepted(by: Tagging(name: "request", log: log)))
+            .get("flaky").retries(2).timeout(.seconds(120)).intercepted(by: Tagging(name: "request", log: log)))
         #expect(response.status == .ok)
         #expect(stub.requests.count == 3)
         #expect(await log.entries.first == "prepare request")
