@@ -405,24 +405,11 @@ class FaultHandler(http.server.BaseHTTPRequestHandler):
 
     def overlong(self, query):
         declared = query.integer("declared")
-        send = query.integer("send", low=declared)
-        self._discard_body()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/octet-stream")
-        self.send_header("Content-Length", str(declared))
-        self.end_headers()
-        self._write_pattern(send)
-        self.close_connection = True
+        self._truncated(declared, query.integer("send", low=declared))
 
     def reset_mid_body(self, query):
         declared = query.integer("declared")
-        send = query.integer("send", high=declared)
-        self._discard_body()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/octet-stream")
-        self.send_header("Content-Length", str(declared))
-        self.end_headers()
-        self._write_pattern(send)
+        self._truncated(declared, query.integer("send", high=declared))
         self.wfile.flush()
         self._reset()
 
