@@ -29,6 +29,9 @@ struct DelimitedRecords: Sendable {
     }
 
     /// Appends the records `chunk` completes to `records`, each without its delimiter.
+    ///
+    /// Every record is checked against ``maximumSize``: one wholly inside the chunk, one
+    /// completed from the bytes of earlier chunks, and the unfinished one the chunk ends with.
     mutating func split(_ chunk: Data, into records: inout [Data]) throws(HTTPEncodingError) {
         let count = chunk.count
         let ends: [Int] = chunk.withUnsafeBytes { bytes in
@@ -46,10 +49,11 @@ struct DelimitedRecords: Sendable {
         for end in ends {
             let stop = chunk.startIndex + end
             if partial.isEmpty {
+                try checkSize(stop - start)
                 records.append(chunk[start..<stop])
             } else {
+                try checkSize(partial.count + stop - start)
                 partial.append(chunk[start..<stop])
-                try checkSize(partial.count)
                 records.append(partial)
                 partial = Data()
             }
@@ -57,8 +61,8 @@ struct DelimitedRecords: Sendable {
             start = stop + 1
         }
         if start < chunk.endIndex {
+            try checkSize(partial.count + chunk.endIndex - start)
             partial.append(chunk[start...])
-            try checkSize(partial.count)
         }
     }
 

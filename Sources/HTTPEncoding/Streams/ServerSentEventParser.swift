@@ -20,8 +20,9 @@ import Darwin
 /// - An event is dispatched only at a blank line, and only when it has data; what is left
 ///   when the stream ends is an incomplete event, dropped (``finish()``).
 ///
-/// Memory is bounded: an event whose lines outgrow ``maximumEventSize`` fails with
-/// ``HTTPEncodingError/Code/elementTooLarge``.
+/// Memory is bounded: a line (of any field, or a comment) that, with the data of its event
+/// so far, outgrows ``maximumEventSize`` fails with ``HTTPEncodingError/Code/elementTooLarge``,
+/// whether it arrives in one chunk or many.
 ///
 /// ```swift
 /// var parser = ServerSentEventParser()
@@ -30,7 +31,7 @@ import Darwin
 /// print(events.map(\.data), parser.reconnectionTime ?? .zero)  // ["first\nline"] 2.5 seconds
 /// ```
 public struct ServerSentEventParser: Sendable {
-    /// The most bytes one event's lines may hold, its data and its unfinished line together.
+    /// The most bytes an event's data and any one of its lines may hold together.
     public let maximumEventSize: Int
     /// The last event ID string: the `id` in force when the last event was dispatched
     /// (even one without data), empty when none. A reconnecting client sends it as
@@ -118,13 +119,17 @@ public struct ServerSentEventParser: Sendable {
             if nextCR < start { nextCR = Self.find(carriageReturn, in: base, from: start, count: count) }
             let end = min(lineFeedAt, nextCR)
             guard end < count else {
+                try checkSize(line: partialLine.count + count - start)
                 partialLine.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[start..<count]))
-                try checkSize()
                 return
             }
+            // Every line counts against the limit, whatever its field (a comment or an `event`
+            // line too), together with the data the event holds so far.
             if partialLine.isEmpty {
+                try checkSize(line: end - start)
                 try line(UnsafeRawBufferPointer(rebasing: bytes[start..<end]), into: &events)
             } else {
+                try checkSize(line: partialLine.count + end - start)
                 partialLine.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
                 let whole = partialLine
                 partialLine.removeAll(keepingCapacity: true)
@@ -154,8 +159,9 @@ public struct ServerSentEventParser: Sendable {
         return UnsafeRawPointer(found) - base
     }
 
-    private func checkSize() throws(HTTPEncodingError) {
-        let size = partialLine.count + dataBuffer.count
+    /// Fails when a line of `line` bytes and the data buffered so far outgrow the limit.
+    private func checkSize(line: Int) throws(HTTPEncodingError) {
+        let size = line + dataBuffer.count
         guard size > maximumEventSize else { return }
         throw HTTPEncodingError(
             .elementTooLarge, value: "\(size)",
@@ -186,8 +192,7 @@ public struct ServerSentEventParser: Sendable {
         switch name.count {
         case 4 where name.elementsEqual("data".utf8):
             dataBuffer.append(contentsOf: value)
-            dataBuffer.append(lineFeed)
-            try checkSize()
+            dataBuffer.append(lineFeed)  // no larger than the line, checked before
         case 5 where name.elementsEqual("event".utf8):
             eventType = text(value)
         case 2 where name.elementsEqual("id".utf8):

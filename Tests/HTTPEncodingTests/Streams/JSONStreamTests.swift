@@ -61,6 +61,36 @@ struct JSONStreamTests {
         #expect(error?.reason.contains("line 1") == true)
     }
 
+    @Test("a line outgrowing the limit inside one chunk fails too, naming the limit")
+    func jsonLinesLimitInOneChunk() async throws {
+        let text = "{\"n\":1,\"text\":\"a\"}\n{\"n\":2,\"text\":\"\(String(repeating: "a", count: 500))\"}\n"
+        let error = await #expect(throws: HTTPEncodingError.self) {
+            _ = try await collect(chunks(text, size: 1 << 20).jsonLines(maximumLineSize: 100))
+        }
+        #expect(error?.code == .elementTooLarge)
+        #expect(error?.reason.contains("line 2 outgrew its limit of 100 bytes") == true)
+        // A line finished in a later chunk is checked whole, as is one exactly at the limit.
+        let finished = chunks("{\"n\":1,\"text\":\"\(String(repeating: "b", count: 500))\"}\n", size: 10)
+        await #expect(throws: HTTPEncodingError.self) {
+            _ = try await collect(finished.jsonLines(maximumLineSize: 100))
+        }
+        let exact = String(repeating: " ", count: 99) + "1"
+        #expect(
+            try await collect(chunks(exact + "\n", size: 1 << 20).jsonLines(maximumLineSize: 100)) == [Data(exact.utf8)]
+        )
+    }
+
+    @Test("a record outgrowing the limit inside one chunk fails, naming the limit")
+    func textSequenceLimitInOneChunk() async throws {
+        let text =
+            "\u{1E}{\"n\":1,\"text\":\"\(String(repeating: "a", count: 500))\"}\n\u{1E}{\"n\":2,\"text\":\"b\"}\n"
+        let error = await #expect(throws: HTTPEncodingError.self) {
+            _ = try await collect(chunks(text, size: 1 << 20).jsonTextSequence(maximumRecordSize: 100))
+        }
+        #expect(error?.code == .elementTooLarge)
+        #expect(error?.reason.contains("outgrew its limit of 100 bytes") == true)
+    }
+
     @Test("JSON text sequences: RS framing cut anywhere, empty records ignored")
     func textSequence() async throws {
         let text = "\u{1E}{\"n\":1,\"text\":\"a\"}\n\u{1E}\u{1E}\u{1E}{\"n\":2,\"text\":\"b\"}\n"

@@ -106,6 +106,37 @@ struct ServerSentEventParserTests {
         }
     }
 
+    @Test("a 10 MB event or comment line inside one chunk outgrows the default limit, whatever its field")
+    func limitInOneChunk() throws {
+        let huge = String(repeating: "x", count: 10_000_000)
+        for line in ["event: \(huge)\n\n", ":\(huge)\n", "id: \(huge)\n", "retry: \(huge)\n", "\(huge)\n"] {
+            var parser = ServerSentEventParser()
+            let error = #expect(throws: HTTPEncodingError.self) { _ = try parser.parse(Data(line.utf8)) }
+            #expect(error?.code == .elementTooLarge)
+            #expect(error?.reason.contains("\(8 << 20) bytes (maximumEventSize)") == true)
+        }
+    }
+
+    @Test("a line counts with the data its event holds, and a line finished in a later chunk is checked whole")
+    func limitCountsEveryLine() throws {
+        var parser = ServerSentEventParser(maximumEventSize: 100)
+        let comment = "data: \(String(repeating: "x", count: 60))\n: \(String(repeating: "c", count: 50))\n"
+        #expect(throws: HTTPEncodingError.self) { _ = try parser.parse(Data(comment.utf8)) }
+        var split = ServerSentEventParser(maximumEventSize: 100)
+        _ = try split.parse(Data("event: ".utf8))
+        let error = #expect(throws: HTTPEncodingError.self) {
+            _ = try split.parse(Data("\(String(repeating: "t", count: 200))\n".utf8))
+        }
+        #expect(error?.code == .elementTooLarge)
+        // Lines up to the limit, with no data held, pass; the data of a dispatched event no
+        // longer counts.
+        var fits = ServerSentEventParser(maximumEventSize: 100)
+        let line = String(repeating: "d", count: 94)
+        let events = try fits.parse(
+            Data(": \(String(repeating: "c", count: 98))\ndata: \(line)\n\ndata: \(line)\n\n".utf8))
+        #expect(events.map(\.data) == [line, line])
+    }
+
     /// Hostile streams cut at random places (fixed seeds) read the same as the plain
     /// reference reading of the whole stream.
     @Test("streams cut at random read as the reference reads them whole", arguments: 0..<8)
