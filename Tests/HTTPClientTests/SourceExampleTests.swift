@@ -379,4 +379,17 @@ struct SourceExampleTests {
         print(urlRequest.httpMethod ?? "", urlRequest.value(forHTTPHeaderField: "Accept") ?? "")  // POST text/plain
         #expect(printed == ["POST text/plain"])
     }
+
+    @Test("HTTPRequest.idleTimeout")
+    func idleTimeout() async throws {
+        let client = Client(baseURL: try TestServers.faultServer())
+
+        let response = try await client.stream(.get("logs/tail").idleTimeout(.seconds(15)))
+
+        // The fault server has no such route: the stream is its 404 body, read within the limit.
+        #expect(response.status == .notFound)
+        var received = 0
+        for try await chunk in response.body { received += chunk.count }
+        #expect(received > 0)
+    }
 }

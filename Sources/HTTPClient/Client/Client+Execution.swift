@@ -333,7 +333,8 @@ extension Client {
             }
             let response = try await transport.send(current, options: options)
             guard limit > 0, let next = try RedirectFollower.nextRequest(after: current, response: response.head) else {
-                let content = try await mode.receive(response, request: current, progress: progress)
+                let content = try await mode.receive(
+                    response, request: current, progress: progress, scheduler: deadlines)
                 return Exchange(
                     head: response.head, content: content, bytesSent: response.bytesSent, request: current,
                     redirects: redirects)

@@ -161,7 +161,9 @@ public final class Client: Sendable {
     /// ``ClientResponse/body``. At most ``RequestOptions/responseBodyLimit`` unread bytes
     /// are buffered (some transports cannot slow the server down). The call, its
     /// `finished` observer event and its ``RequestOptions/progress`` stream end when the
-    /// head arrives; failures of the body are thrown by the stream.
+    /// head arrives; failures of the body are thrown by the stream. A wait for the next chunk
+    /// longer than ``RequestOptions/idleTimeout`` (by default the attempt's timeout) ends the
+    /// stream with ``ClientError/Code/timedOut`` and cancels the request.
     /// - Parameters:
     ///   - request: The request.
     ///   - options: Per-call settings.
@@ -174,7 +176,9 @@ public final class Client: Sendable {
     {
         let options = options.applying(request)
         let response = try await execute(
-            request, options: options, mode: .stream(bufferLimit: options.responseBodyLimit))
+            request, options: options,
+            mode: .stream(
+                bufferLimit: options.responseBodyLimit, idleTimeout: options.idleTimeout ?? options.timeout ?? timeout))
         return response.replacingBody(response.body.stream ?? ResponseStream(.empty))
     }
 

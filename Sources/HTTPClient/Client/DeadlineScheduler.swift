@@ -97,17 +97,19 @@ final class DeadlineScheduler: @unchecked Sendable {
         var entry: Entry?
         // A timeout beyond a century is none (and would overflow the clock's arithmetic).
         if let timeout, timeout < .seconds(3_153_600_000) {
+            // The outcome is decided before the task is cancelled: a cancelled operation may
+            // end at once, with a result of its own, and must not win the race.
             entry = schedule(at: .now + timeout) {
-                task.cancel()
                 outcome.end(.failure(onTimeout()))
+                task.cancel()
             }
         }
         defer { if let entry { finish(entry) } }
         return try await withTaskCancellationHandler {
             try await outcome.wait()
         } onCancel: {
-            task.cancel()
             outcome.end(.failure(CancellationError()))
+            task.cancel()
         }
     }
 

@@ -8,6 +8,7 @@ enum ProgressOption: HTTPRequest.OptionKey { typealias Value = @Sendable (Transf
 enum InterceptorsOption: HTTPRequest.OptionKey { typealias Value = [any Interceptor] }
 enum ResponseBodyLimitOption: HTTPRequest.OptionKey { typealias Value = Int }
 enum DeadlineOption: HTTPRequest.OptionKey { typealias Value = ContinuousClock.Instant }
+enum IdleTimeoutOption: HTTPRequest.OptionKey { typealias Value = Duration }
 
 extension HTTPRequest {
     /// This request with its own per-attempt timeout, over the client's.
@@ -95,6 +96,21 @@ extension HTTPRequest {
         return copy
     }
 
+    /// This request with an idle timeout for its streamed response body: the longest
+    /// ``Client/stream(_:options:)`` waits for the next chunk before it ends the reading with
+    /// ``ClientError/Code/timedOut`` and cancels the request.
+    ///
+    /// ```swift
+    /// let response = try await client.stream(.get("logs/tail").idleTimeout(.seconds(15)))
+    /// ```
+    /// - Parameter timeout: The longest wait between chunks.
+    /// - Returns: The request with the idle timeout.
+    public func idleTimeout(_ timeout: Duration) -> HTTPRequest {
+        var copy = self
+        copy.options[IdleTimeoutOption.self] = timeout
+        return copy
+    }
+
     /// This request with a limit on the response bytes buffered.
     /// - Parameter limit: The most bytes; a larger response fails with ``ClientError/Code/responseTooLarge``.
     /// - Returns: The request with the limit.
@@ -112,6 +128,7 @@ extension RequestOptions {
         guard !request.options.isEmpty else { return self }
         var options = self
         if let timeout = request.options[TimeoutOption.self] { options.timeout = timeout }
+        if let idle = request.options[IdleTimeoutOption.self] { options.idleTimeout = idle }
         if let retries = request.options[RetriesNonIdempotentOption.self] { options.retriesNonIdempotent = retries }
         if let limit = request.options[ResponseBodyLimitOption.self] { options.responseBodyLimit = limit }
         if let interceptors = request.options[InterceptorsOption.self] {

@@ -29,6 +29,13 @@ public struct RequestOptions: Sendable {
     /// reverse), so the client's logging and authentication see the request as these
     /// shaped it.
     public var interceptors: [any Interceptor]
+    /// The longest a streamed response body (``Client/stream(_:options:)``) may go without a
+    /// chunk once its head has arrived, or `nil` for the attempt's timeout. When it passes,
+    /// the reading ends with ``ClientError/Code/timedOut`` and the request is cancelled, on any
+    /// transport. It bounds silence, not the whole stream: a server that sends a little at a
+    /// time keeps it open for as long as it goes on (bound the whole call with
+    /// ``HTTPCore/HTTPRequest/deadline(_:)-(Duration)``).
+    public var idleTimeout: Duration?
 
     /// Creates options.
     /// - Parameters:
@@ -39,11 +46,14 @@ public struct RequestOptions: Sendable {
     ///   - redirectLimit: The most redirects, or `nil` for the client's limit.
     ///   - interceptors: Interceptors for this call only, around the client's own.
     ///   - progress: Where upload and download progress goes, if anywhere.
+    ///   - idleTimeout: The longest a streamed body may go without a chunk, or `nil` for the
+    ///     attempt's timeout.
     public init(
         timeout: Duration? = nil, retriesNonIdempotent: Bool = false, values: RequestValues = RequestValues(),
         responseBodyLimit: Int = RequestOptions.defaultResponseBodyLimit, redirectLimit: Int? = nil,
-        interceptors: [any Interceptor] = [], progress: ProgressDestination? = nil
+        interceptors: [any Interceptor] = [], progress: ProgressDestination? = nil, idleTimeout: Duration? = nil
     ) {
+        self.idleTimeout = idleTimeout
         self.timeout = timeout
         self.retriesNonIdempotent = retriesNonIdempotent
         self.values = values

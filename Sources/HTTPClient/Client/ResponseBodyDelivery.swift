@@ -10,7 +10,7 @@ enum ResponseBodyMode: Sendable, Hashable {
     /// file is removed on failure, and an existing file is replaced only on success.
     case file(destination: URL)
     /// As a ``ResponseStream``, at most `bufferLimit` unread bytes held.
-    case stream(bufferLimit: Int)
+    case stream(bufferLimit: Int, idleTimeout: Duration?)
 
     /// The most unread bytes the transport may hold: the buffering limit for a buffered
     /// body (it is read as it arrives, so never more piles up), the stream's limit, and
@@ -19,7 +19,7 @@ enum ResponseBodyMode: Sendable, Hashable {
         switch self {
         case .buffered(let limit): return limit
         case .file: return 64 * 1024 * 1024
-        case .stream(let limit): return limit
+        case .stream(let limit, _): return limit
         }
     }
 
@@ -45,7 +45,8 @@ enum ResponseBodyMode: Sendable, Hashable {
     /// - Throws: ``ClientError``: the body's own failures, ``ClientError/Code/responseTooLarge``
     ///   and ``ClientError/Code/fileWriteFailed``.
     func receive(
-        _ response: TransportResponse, request: HTTPRequest, progress: ProgressDestination?
+        _ response: TransportResponse, request: HTTPRequest, progress: ProgressDestination?,
+        scheduler: DeadlineScheduler
     ) async throws -> ResponseContent {
         // A body the transport returned whole (its bytes in memory) needs no more than a size
         // check: no header to read, no chunk to take.
@@ -89,11 +90,17 @@ enum ResponseBodyMode: Sendable, Hashable {
                 file.discard()
                 throw error
             }
-        case .stream:
+        case .stream(_, let idleTimeout):
             guard let body = response.body else { return .stream(ResponseStream(.empty)) }
-            guard progress != nil else { return .stream(ResponseStream(body)) }
+            var idle: ResponseStream.IdleLimit?
+            // A timeout beyond a century is none (and would overflow the clock's arithmetic).
+            if let idleTimeout, idleTimeout < .seconds(3_153_600_000) {
+                idle = ResponseStream.IdleLimit(timeout: idleTimeout, scheduler: scheduler, request: request)
+            }
+            guard progress != nil else { return .stream(ResponseStream(body, onChunk: nil, idle: idle)) }
             let counter = Locked(meter)
-            return .stream(ResponseStream(body) { count in counter.withLock { $0.received(count) } })
+            return .stream(
+                ResponseStream(body, onChunk: { count in counter.withLock { $0.received(count) } }, idle: idle))
         }
     }
 
