@@ -48,6 +48,10 @@ public struct ClientError: Error, Sendable, CustomStringConvertible {
         /// than the transport accepts (with URLSession on Linux, libcurl's 300 KiB in all and
         /// 100 KiB a field). Not retried.
         public static let responseTooLarge = Code("responseTooLarge")
+        /// The platform refused to send the request's head as it is (with URLSession on Linux,
+        /// libcurl sends at most 1 MiB of header fields). Not retried: a retry would send the
+        /// same head.
+        public static let requestHeadRejected = Code("requestHeadRejected")
         /// A validation interceptor rejected the status or content type.
         public static let validationFailed = Code("validationFailed")
         /// The retry policies asked for another attempt but the limit was reached;

@@ -164,3 +164,53 @@ struct NotHTTPReplyTests {
         #expect(count?["count"] as? Int == 1)
     }
 }
+
+@Suite("A request head the platform will not send")
+struct RequestHeadRejectedTests {
+    @Test("header fields past libcurl's 1 MiB are requestHeadRejected, tried once, and nothing reaches the server")
+    func oversizedHead() async throws {
+        let client = Client(baseURL: try TestServers.faultServer())
+        let key = "head-\(UUID().uuidString)"
+        let error = await #expect(throws: ClientError.self) {
+            _ = try await client.send(
+                .get("headers?key=\(key)").header("X-Large", String(repeating: "a", count: 2_000_000)))
+        }
+        #expect(error?.code == .requestHeadRejected)
+        #expect(error?.message.contains("1 MiB") == true)
+        #expect(error?.attempts.count == 1)
+        #expect(RetryPolicy.defaultTransportErrorCodes.contains(.requestHeadRejected) == false)
+        let body = try await client.send(.get("count?key=\(key)")).body
+        let count = try JSONSerialization.jsonObject(with: body) as? [String: Any]
+        #expect(count?["count"] as? Int == 0)
+    }
+
+    @Test("a head just under the limit is sent (the server answers for itself)")
+    func largeHeadUnderTheLimit() async throws {
+        let client = Client(baseURL: try TestServers.faultServer(), retry: .none)
+        let response = try await client.send(.get("headers").header("X-Large", String(repeating: "a", count: 900_000)))
+        // Python's server refuses lines past 64 KiB: the request went out and the server answered.
+        #expect(response.head.status.code == 431)
+    }
+}
+
+@Suite("Interim responses")
+struct InterimResponseTests {
+    /// RFC 9110 §15.2: a 1xx response precedes the final one. libcurl hands `100 Continue`
+    /// over as a head of its own; taken as the answer, the final head then cancelled the call.
+    @Test(
+        "a POST with Expect: 100-continue gets the final answer, on the fault server and httpbin",
+        arguments: [true, false])
+    func expectContinue(fault: Bool) async throws {
+        let base = fault ? try TestServers.faultServer() : try TestServers.httpbin()
+        let client = Client(baseURL: base)
+        let response = try await client.send(
+            .post(fault ? "headers" : "post").header("Expect", "100-continue").body(HTTPBody("hello")))
+        #expect(response.head.status == .ok)
+        let echo = try JSONSerialization.jsonObject(with: response.body) as? [String: Any]
+        if fault {
+            #expect((echo?["expect"] as? [String])?.first?.lowercased() == "100-continue")
+        } else {
+            #expect(echo?["data"] as? String == "hello")
+        }
+    }
+}

@@ -31,7 +31,13 @@ extension URLSessionTransport {
             // all (another protocol on the port) this way. The server's fault, not the request's.
             (code, what) = (.invalidResponse, "the server's reply is not HTTP")
         }
-        if urlError.code == .unknown, let reason = headTooLarge(urlError) {
+        if urlError.code == .unknown, let size = requestHeadTooLarge(urlError, request) {
+            // libcurl builds the request head in a buffer of at most 1 MiB and reports a
+            // larger one as out of memory, before sending anything.
+            (code, what) = (
+                .requestHeadRejected, "the request's header fields (\(size) bytes) are more than libcurl sends (1 MiB)"
+            )
+        } else if urlError.code == .unknown, let reason = headTooLarge(urlError) {
             // libcurl refuses a response head past its limits (300 KiB in all, 100 KiB a
             // field) with errors URLSession passes on as unknown, the reason in the
             // description; no retry can mend the server's answer.
@@ -51,6 +57,17 @@ extension URLSessionTransport {
         let lowered = reason.lowercased()
         if lowered.contains("too large") && lowered.contains("header") { return reason }
         return lowered == "out of memory" ? "a header field past 100 KiB, which libcurl reports as out of memory" : nil
+    }
+
+    /// The size of `request`'s header fields when `error` is libcurl's refusal of a request
+    /// head past its 1 MiB buffer (reported as out of memory), else `nil`.
+    private static func requestHeadTooLarge(_ error: URLError, _ request: HTTPRequest) -> Int? {
+        guard (error as NSError).localizedDescription.lowercased() == "out of memory" else { return nil }
+        // Each field goes out as `name: value` and CRLF.
+        let size = request.headerFields.reduce(request.url.absoluteString.utf8.count) {
+            $0 + $1.name.rawName.utf8.count + $1.value.utf8.count + 4
+        }
+        return size > 1_000_000 ? size : nil
     }
 
     /// The ``ClientError/Code`` and a description for a URLError code.

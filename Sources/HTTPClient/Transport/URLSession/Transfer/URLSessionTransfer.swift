@@ -133,6 +133,12 @@ final class URLSessionTransfer: Sendable {
     /// The response head arrived.
     /// - Returns: Whether to go on receiving the body.
     func didReceive(_ response: URLResponse) -> Bool {
+        // An interim response (`100 Continue` to `Expect: 100-continue`, `103 Early Hints`)
+        // precedes the final one on the same task (RFC 9110 §15.2); libcurl hands it over as a
+        // head of its own. It is not the answer: wait for the next head.
+        if let status = (response as? HTTPURLResponse)?.statusCode, (100..<200).contains(status), status != 101 {
+            return true
+        }
         let head: HTTPResponse
         do {
             head = try HTTPResponse(response, for: request)
