@@ -15,10 +15,34 @@ public enum URLRedaction {
         "x-goog-signature", "x-goog-credential",
     ]
 
+    /// The names marked secret with ``markSecret(queryNames:)``, lowercased.
+    private static let marked = Locked<Set<String>>([])
+
+    /// Marks more query parameter names secret for every description, error, log line,
+    /// observer event and curl command in the process, besides ``secretQueryNames``.
+    ///
+    /// Call it once at start-up with the names your API uses for secrets:
+    ///
+    /// ```swift
+    /// URLRedaction.markSecret(queryNames: ["session", "X-Tenant-Key"])
+    /// ```
+    /// - Parameter names: The names, compared case-insensitively.
+    public static func markSecret(queryNames names: some Sequence<String>) {
+        let lowered = names.map { $0.lowercased() }
+        marked.withLock { $0.formUnion(lowered) }
+    }
+
+    /// Every name hidden by default: ``secretQueryNames`` and those marked with
+    /// ``markSecret(queryNames:)``, lowercased.
+    public static var hiddenQueryNames: Set<String> {
+        let extra = marked.withLock { $0 }
+        return extra.isEmpty ? secretQueryNames : secretQueryNames.union(extra)
+    }
+
     /// The URL as text with its password and secret query values replaced by `***`.
     /// - Parameters:
     ///   - url: The URL.
-    ///   - secretNames: Query parameter names to hide, besides ``secretQueryNames``; any case.
+    ///   - secretNames: Query parameter names to hide, besides ``hiddenQueryNames``; any case.
     /// - Returns: The text to show.
     public static func display(_ url: URL, hiding secretNames: Set<String> = []) -> String {
         let text = url.absoluteString
@@ -27,8 +51,8 @@ public enum URLRedaction {
             return url.password == nil ? text : "(a URL with a password)"
         }
         if components.percentEncodedPassword != nil { components.percentEncodedPassword = "***" }
-        let hidden =
-            secretNames.isEmpty ? secretQueryNames : secretQueryNames.union(secretNames.map { $0.lowercased() })
+        let defaults = hiddenQueryNames
+        let hidden = secretNames.isEmpty ? defaults : defaults.union(secretNames.map { $0.lowercased() })
         if let query = components.percentEncodedQuery { components.percentEncodedQuery = redacted(query, hidden) }
         // An OAuth implicit flow puts its token in the fragment, in the same form.
         if let fragment = components.percentEncodedFragment {

@@ -61,6 +61,54 @@ struct RedactionTests {
         for secret in ["s3cret", "k3y", "s1g"] { #expect(!text.contains(secret)) }
     }
 
+    @Test("a curl command hides Authorization, Cookie and Proxy-Authorization values by default")
+    func curlFields() throws {
+        let request = HTTPRequest(url: URL(string: "https://api.example.com/")!)
+            .header(.authorization, "Bearer t0ken-a")
+            .header(.cookie, "session=c00kie")
+            .header("Proxy-Authorization", "Basic pr0xy")
+            .header(.accept, "application/json")
+        let command = request.curlCommand()
+        for secret in ["t0ken-a", "c00kie", "pr0xy"] { #expect(!command.contains(secret), "\(command)") }
+        #expect(command.contains("application/json"))
+    }
+
+    @Test("every observer event and the metrics of a call with secrets print none of them")
+    func events() async throws {
+        let events = Lines()
+        let stub = StubTransport(fallback: .status(.internalServerError))
+        let client = Client(
+            transport: stub, observers: [EventObserver { events.add($0.description) }],
+            retry: [.status([500], max: 1)])
+        let request = HTTPRequest(url: Self.secretURL)
+            .header(.authorization, "Bearer t0ken-a").header(.cookie, "session=c00kie")
+            .header("Proxy-Authorization", "Basic pr0xy")
+        let error = await #expect(throws: ClientError.self) { _ = try await client.send(request) }
+        try await Task.sleep(for: .milliseconds(200))
+        let text = events.all.joined(separator: "\n") + "\n" + (error?.description ?? "")
+        for kind in ["prepared", "sent", "received", "retry", "finished"] { #expect(text.contains(kind), "\(text)") }
+        Self.expectNoSecret(text)
+        for secret in ["t0ken-a", "c00kie", "pr0xy"] { #expect(!text.contains(secret), "\(text)") }
+    }
+
+    @Test("query names marked secret for the process are hidden in descriptions, errors, events and curl")
+    func markedNames() async throws {
+        URLRedaction.markSecret(queryNames: ["Heron_Test_Session"])
+        #expect(URLRedaction.hiddenQueryNames.contains("heron_test_session"))
+        let url = URL(string: "https://api.example.com/v1?heron_test_session=m4rked&page=2")!
+        let request = HTTPRequest(url: url)
+        let events = Lines()
+        let client = Client(
+            transport: StubTransport(fallback: .status(.notFound)), interceptors: [ResponseValidation()],
+            observers: [EventObserver { events.add($0.description) }], retry: .none)
+        let error = await #expect(throws: ClientError.self) { _ = try await client.send(request) }
+        try await Task.sleep(for: .milliseconds(200))
+        for text in [request.description, request.curlCommand(), error?.description ?? "m4rked"] + events.all {
+            #expect(!text.contains("m4rked"), "\(text)")
+        }
+        #expect(request.description.contains("heron_test_session=***&page=2"))
+    }
+
     final class Lines: @unchecked Sendable {
         private let lock = NSLock()
         private var stored: [String] = []

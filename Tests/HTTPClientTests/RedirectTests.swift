@@ -124,3 +124,33 @@ struct RedirectTests {
         #expect(stub.requests.count == 1)
     }
 }
+
+@Suite("The client's default credential fields")
+struct DefaultCredentialFieldTests {
+    @Test("go only to the base URL's origin; other default fields go everywhere")
+    func stayHome() async throws {
+        let stub = StubTransport(fallback: .status(.ok))
+        let client = Client(
+            baseURL: URL(string: "https://api.example.com/v1/")!,
+            headerFields: try HTTPFields([
+                .authorization: "Bearer s3cret", .cookie: "id=c00kie", .accept: "application/json",
+            ]),
+            transport: stub, retry: .none)
+        _ = try await client.send(HTTPRequest.get("users"))
+        _ = try await client.send(HTTPRequest.get("https://elsewhere.example/hook"))
+        _ = try await client.send(HTTPRequest.get("http://api.example.com/v1/users"))
+        let sent = stub.requests
+        #expect(sent.map { $0.headerFields[.authorization] } == ["Bearer s3cret", nil, nil])
+        #expect(sent.map { $0.headerFields[.cookie] } == ["id=c00kie", nil, nil])
+        #expect(sent.map { $0.headerFields[.accept] } == Array(repeating: "application/json", count: 3))
+    }
+
+    @Test("without a base URL they go with every request")
+    func noBaseURL() async throws {
+        let stub = StubTransport(fallback: .status(.ok))
+        let client = Client(
+            headerFields: try HTTPFields([.authorization: "Bearer s3cret"]), transport: stub, retry: .none)
+        _ = try await client.send(HTTPRequest.get("https://elsewhere.example/hook"))
+        #expect(stub.requests.first?.headerFields[.authorization] == "Bearer s3cret")
+    }
+}

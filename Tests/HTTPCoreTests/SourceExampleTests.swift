@@ -226,6 +226,14 @@ struct SourceExampleTests {
 
         #expect(printed == ["https://alice:***@api.example.com/v1?access_token=***&page=2"])
     }
+
+    @Test("URLRedaction.markSecret")
+    func markSecret() {
+        URLRedaction.markSecret(queryNames: ["session", "X-Tenant-Key"])
+
+        let url = URL(string: "https://api.example.com/v1?session=abc&x-tenant-key=def&page=2")!
+        #expect(URLRedaction.display(url) == "https://api.example.com/v1?session=***&x-tenant-key=***&page=2")
+    }
 }
 
 extension HTTPRequest {

@@ -41,7 +41,8 @@ import Darwin
 public final class Client: Sendable {
     /// The URL relative request URLs resolve against, if any.
     public let baseURL: URL?
-    /// Fields added to every request that does not already have a field of that name.
+    /// Fields added to every request that does not already have a field of that name; the
+    /// credential fields among them only to requests for the base URL's origin.
     public let headerFields: HTTPFields
     /// What sends the requests.
     public let transport: any ClientTransport
@@ -72,7 +73,8 @@ public final class Client: Sendable {
     /// Creates a client.
     /// - Parameters:
     ///   - baseURL: The URL relative request URLs resolve against.
-    ///   - headerFields: Fields added to requests that lack them.
+    ///   - headerFields: Fields added to requests that lack them (`Authorization`, `Cookie` and
+    ///     `Proxy-Authorization` only to requests for the base URL's origin).
     ///   - transport: What sends the requests; a new ``URLSessionTransport`` by default.
     ///   - interceptors: Interceptors; `prepare` in this order, `decide` in reverse.
     ///   - observers: Observers of every step.
@@ -195,7 +197,12 @@ public final class Client: Sendable {
         request.url = try resolver.resolve(request.url, for: request)
         if !headerFields.isEmpty {
             let present = defaultFieldNames.filter { request.headerFields.contains($0) }
-            for field in headerFields where !present.contains(field.name) { request.headerFields.append(field) }
+            // Default credentials stay with the base URL's origin, as BearerAuth's do.
+            let foreign = baseURL.map { !RedirectFollower.sameOrigin($0, request.url) } ?? false
+            for field in headerFields where !present.contains(field.name) {
+                if foreign && RedirectFollower.credentialFields.contains(field.name) { continue }
+                request.headerFields.append(field)
+            }
         }
         return request
     }

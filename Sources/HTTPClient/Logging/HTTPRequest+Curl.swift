@@ -17,7 +17,7 @@ extension HTTPRequest {
     /// print(request.curlCommand())
     /// // curl -X 'POST' 'https://example.com/notes' --data-raw 'it'\''s'
     /// ```
-    /// The URL's password and secret query values (`URLRedaction.secretQueryNames`) are
+    /// The URL's password and secret query values (`URLRedaction.hiddenQueryNames`) are
     /// hidden too unless `revealingURL` is `true`.
     /// - Parameters:
     ///   - redacting: Field names whose values are hidden.

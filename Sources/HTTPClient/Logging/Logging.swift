@@ -40,7 +40,7 @@ public struct Logging: Interceptor {
     /// The field names redacted: ``redactedFields`` and the ones added at creation.
     public let redacted: Set<HTTPFieldName>
     /// Query parameter names whose values are hidden, besides
-    /// `URLRedaction.secretQueryNames`; a URL's password is always hidden.
+    /// `URLRedaction.hiddenQueryNames`; a URL's password is always hidden.
     public let secretQueryNames: Set<String>
     private let sink: @Sendable (String) -> Void
 
