@@ -16,8 +16,12 @@ public func fuzzHeaderField(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     {
         fatalError("a field carries CR, LF or NUL: \(name.debugDescription): \(value.debugDescription)")
     }
-    if let first = field.value.utf8.first, first == 0x20 || first == 0x09 {
+    let whitespace: Set<UInt8> = [0x20, 0x09]
+    if let first = field.value.utf8.first, whitespace.contains(first) {
         fatalError("a field value keeps leading whitespace: \(field.value.debugDescription)")
+    }
+    if let last = field.value.utf8.last, whitespace.contains(last) {
+        fatalError("a field value keeps trailing whitespace: \(field.value.debugDescription)")
     }
     var fields = HTTPFields()
     fields.append(field)
