@@ -19,6 +19,11 @@ struct SoakTests {
     /// What one call does and how it must end.
     enum Kind: String, CaseIterable {
         case small, large, serverError, cancelled, download, retried
+        /// Hostile servers: a head field past libcurl's limits (one of 200 KiB: a head of
+        /// thousands of fields costs libcurl-based URLSession seconds each, see
+        /// `HostileServerTests`), a reset inside the body, a stream that goes quiet past its
+        /// idle timeout.
+        case hugeHead, resetMidBody, quietStream
     }
 
     /// Counts what the observer and the logger saw, to show the stack ran.
@@ -49,7 +54,9 @@ struct SoakTests {
         (try? FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path).count) ?? 0
     }
 
-    @Test("mixed calls (small, 1 MiB, errors, cancels, downloads, retries) end as expected and leave nothing behind")
+    @Test(
+        "mixed calls (small, 1 MiB, errors, cancels, downloads, retries, hostile heads, resets, quiet streams) end as expected and leave nothing behind"
+    )
     func soak() async throws {
         let calls = Self.environment("HERON_SOAK_CALLS", 1_000)
         let concurrency = Self.environment("HERON_SOAK_CONCURRENCY", 16)
@@ -137,6 +144,45 @@ struct SoakTests {
                         let size = try FileManager.default.attributesOfItem(atPath: response.body.path)[.size] as? Int
                         try FileManager.default.removeItem(at: destination)
                         return size == 65536 ? nil : "download: \(size ?? -1) bytes"
+                    case .hugeHead:
+                        do {
+                            _ = try await client.send(
+                                HTTPRequest(
+                                    method: .get,
+                                    url: fault.appending(path: "huge-head").appending(queryItems: [
+                                        .init(name: "field_bytes", value: "204800")
+                                    ])))
+                            return "hugeHead: no error"
+                        } catch let error as ClientError where error.code == .responseTooLarge {
+                            return nil
+                        }
+                    case .resetMidBody:
+                        do {
+                            _ = try await client.send(
+                                HTTPRequest(
+                                    method: .get,
+                                    url: fault.appending(path: "reset-mid-body").appending(queryItems: [
+                                        .init(name: "declared", value: "100000"), .init(name: "send", value: "1000"),
+                                    ])))
+                            return "resetMidBody: no error"
+                        } catch let error as ClientError where error.code == .truncatedBody {
+                            return nil
+                        }
+                    case .quietStream:
+                        let response = try await client.stream(
+                            HTTPRequest(
+                                method: .get,
+                                url: fault.appending(path: "slow").appending(queryItems: [
+                                    .init(name: "bytes", value: "2"), .init(name: "chunks", value: "2"),
+                                    .init(name: "interval", value: "10"),
+                                ])
+                            ).idleTimeout(.milliseconds(200)))
+                        do {
+                            for try await _ in response.body {}
+                            return "quietStream: no error"
+                        } catch let error as ClientError where error.code == .timedOut {
+                            return nil
+                        }
                     case .retried:
                         let url = fault.appending(path: "flaky").appending(queryItems: [
                             .init(name: "key", value: "soak-\(UUID().uuidString)"), .init(name: "fail", value: "1"),
