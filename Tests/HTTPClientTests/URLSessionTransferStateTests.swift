@@ -14,6 +14,8 @@ struct URLSessionTransferStateTests {
     enum Event: CaseIterable {
         case taskCreated, head, headNoBody, badHead, data, wantWait, wantPeek, complete, completeError
         case requestBodyFailed, cancelled, readerGone, deadline
+        /// The shell takes a body that arrived whole for the caller (whole-body mode).
+        case takeWhole
 
         func apply(to state: inout State) -> State.Actions {
             switch self {
@@ -30,6 +32,9 @@ struct URLSessionTransferStateTests {
             case .cancelled: return state.cancelled()
             case .readerGone: return state.readerGone()
             case .deadline: return state.deadlinePassed()
+            case .takeWhole:
+                _ = state.takeWholeBody()
+                return .none
             }
         }
     }
@@ -55,6 +60,11 @@ struct URLSessionTransferStateTests {
         mutating func run(_ event: Event) -> State.Actions {
             let taskWasRunning = state.task == .running
             let before = state.phase
+            if event == .takeWhole {
+                // Bytes taken whole leave as the reader's do.
+                bytesOut += state.takeWholeBody()?.count ?? 0
+                return .none
+            }
             let actions = event.apply(to: &state)
             if event == .data, before == .receivingBody { bytesIn += 3 }
             if let answer = actions.answerCaller { callerAnswers.append(answer) }
@@ -90,7 +100,7 @@ struct URLSessionTransferStateTests {
         var state = Self.state(in: .awaitingHead)
         let actions = event.apply(to: &state)
         switch event {
-        case .taskCreated, .data, .wantWait, .wantPeek, .readerGone:
+        case .taskCreated, .data, .wantWait, .wantPeek, .readerGone, .takeWhole:
             #expect(actions.answerCaller == nil)
             #expect(actions.answerReader == nil)
             #expect(state.phase == .awaitingHead || event == .data)
@@ -129,7 +139,7 @@ struct URLSessionTransferStateTests {
         let actions = event.apply(to: &state)
         #expect(actions.answerCaller == nil, "the caller was answered already")
         switch event {
-        case .taskCreated, .wantPeek, .wantWait, .cancelled, .requestBodyFailed:
+        case .taskCreated, .wantPeek, .wantWait, .cancelled, .requestBodyFailed, .takeWhole:
             #expect(actions.answerReader == nil)
             #expect(state.phase == .receivingBody)
             #expect(actions.cancelTask == (event == .requestBodyFailed))
@@ -160,6 +170,49 @@ struct URLSessionTransferStateTests {
         if event == .wantWait || event == .wantPeek {
             #expect(state.readerWaiting == false)
         }
+    }
+
+    @Test(
+        "every event in every phase keeps the invariants, in both modes, with the task made or not and the reader waiting or not",
+        arguments: [false, true])
+    func everyEventInEveryVariant(wholeBody: Bool) {
+        var checked = 0
+        for taskRunning in [false, true] {
+            for phase in [State.Phase.awaitingHead, .receivingBody, .finished] {
+                for readerWaits in [false, true] {
+                    var start = Trace(wholeBody: wholeBody)
+                    if taskRunning { _ = start.run(.taskCreated) }
+                    switch phase {
+                    case .awaitingHead: break
+                    case .receivingBody:
+                        _ = start.run(.head)
+                        _ = start.run(.data)
+                    case .finished: _ = start.run(.cancelled)
+                    }
+                    if readerWaits { _ = start.run(.wantWait) }
+                    for event in Event.allCases {
+                        var trace = start
+                        let waiting = trace.state.readerWaiting
+                        let actions = trace.run(event)
+                        checked += 1
+                        let variant = "\(phase), task \(taskRunning), reader waits \(readerWaits), \(event)"
+                        #expect(trace.callerAnswers.count <= 1, "\(variant)")
+                        if actions.answerReader != nil {
+                            #expect(event == .wantPeek || event == .wantWait || waiting, "\(variant)")
+                        }
+                        #expect(trace.bytesOut <= trace.bytesIn, "\(variant)")
+                        #expect(trace.cancels <= 1, "\(variant)")
+                        if phase == .finished { #expect(trace.state.phase == .finished, "\(variant)") }
+                        if trace.state.readerWaiting { #expect(trace.state.phase == .receivingBody, "\(variant)") }
+                        // In whole-body mode the caller hears nothing until the body ended.
+                        if wholeBody, case .head? = actions.answerCaller {
+                            #expect(trace.state.phase == .finished, "\(variant)")
+                        }
+                    }
+                }
+            }
+        }
+        #expect(checked == 2 * 3 * 2 * Event.allCases.count)
     }
 
     @Test("a task made after the transfer ended is cancelled, not run")
