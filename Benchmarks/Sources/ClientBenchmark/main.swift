@@ -290,7 +290,10 @@ if which == "all" || which == "uploads" {
         Report.record(
             "uploads", "\(uploadMiB) MiB \(heron) / \(baseline)", heron: Measure.median(heronSamples),
             baseline: Measure.median(rawSamples), unit: "MB/s",
-            ratio: Measure.median(zip(heronSamples, rawSamples).map { $0 / $1 }), bar: .atLeast(0.9))
+            ratio: Measure.median(zip(heronSamples, rawSamples).map { $0 / $1 }),
+            // A file body is sent faster than URLSession's own file upload on Linux: 2x is
+            // the bar there; bodies read as streams keep 0.9 of raw httpBodyStream.
+            bar: .atLeast(baseline == "raw uploadTask(fromFile:)" ? 2.0 : 0.9))
     }
     // The machine's speed drifts; CPU time per GiB (this process: user + system) drifts less.
     for (name, cpu) in cpuPerGiB.sorted(by: { $0.key < $1.key }) {
@@ -303,7 +306,8 @@ if which == "all" || which == "uploads" {
     for (name, peak) in peaks.sorted(by: { $0.key < $1.key }) {
         print(String(format: "peak RSS growth %-36@ %6.1f MiB", name as NSString, Double(peak) / 1_048_576))
     }
-    // Peak RSS: each Heron upload against its raw counterpart; the bar is the raw growth + 64 MiB.
+    // Peak RSS: each Heron upload's growth (what the upload itself holds) beside its raw
+    // counterpart's; the bar is 64 MiB.
     var reported: Set<String> = []
     for (heron, baseline) in pairs where !reported.contains(heron) {
         guard let heronPeak = peaks[heron], let rawPeak = peaks[baseline] else { continue }
@@ -312,7 +316,7 @@ if which == "all" || which == "uploads" {
         let rawMiB = Double(rawPeak) / 1_048_576
         Report.record(
             "uploads", "\(uploadMiB) MiB \(heron) peak RSS growth (vs \(baseline))", heron: heronMiB,
-            baseline: rawMiB, unit: "MiB", bar: .atMost(rawMiB + 64), on: .heron, note: "bar: baseline + 64 MiB")
+            baseline: rawMiB, unit: "MiB", bar: .atMost(64), on: .heron, note: "bar: 64 MiB of growth")
     }
 
     if let fault = environment["HERON_FAULT_URL"].flatMap({ URL(string: $0 + "/hash") }) {
