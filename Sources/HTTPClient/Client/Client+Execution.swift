@@ -57,9 +57,9 @@ struct EventBuffer {
 
 /// The final exchange of an attempt: the response, its body as delivered, and the request
 /// that produced it.
-struct Exchange: Sendable {
+struct Exchange<Content: Sendable>: Sendable {
     var head: HTTPResponse
-    var content: ResponseContent
+    var content: Content
     var bytesSent: Int64?
     var request: HTTPRequest
     var redirects: Int
@@ -70,17 +70,17 @@ extension Client {
     ///
     /// `options` already carry the request's own settings (``RequestOptions/applying(_:)``,
     /// done once by the public entry points, which derive `mode` from them).
-    func execute(
-        _ request: HTTPRequest, options: RequestOptions, mode: ResponseBodyMode
+    func execute<Mode: ResponseBodyMode>(
+        _ request: HTTPRequest, options: RequestOptions, mode: Mode
     ) async throws
-        -> ClientResponse<ResponseContent>
+        -> ClientResponse<Mode.Content>
     {
         try ClientError.checkBuilt(request)
         if let deadline = request.options[DeadlineOption.self] {
             var unbounded = request
             unbounded.options[DeadlineOption.self] = nil
             // The whole call, every attempt and wait included, in a task cancelled at the deadline.
-            let call: @Sendable () async throws -> ClientResponse<ResponseContent> = { [self, unbounded] in
+            let call: @Sendable () async throws -> ClientResponse<Mode.Content> = { [self, unbounded] in
                 try await execute(unbounded, options: options, mode: mode)
             }
             return try await deadlines.run(
@@ -108,10 +108,10 @@ extension Client {
         }
     }
 
-    private func runAttempts(
-        _ request: HTTPRequest, options: RequestOptions, mode: ResponseBodyMode, record: inout CallRecord,
+    private func runAttempts<Mode: ResponseBodyMode>(
+        _ request: HTTPRequest, options: RequestOptions, mode: Mode, record: inout CallRecord,
         events: inout EventBuffer
-    ) async throws -> ClientResponse<ResponseContent> {
+    ) async throws -> ClientResponse<Mode.Content> {
         let base = try resolved(request)
         let interceptors = options.interceptors.isEmpty ? self.interceptors : options.interceptors + self.interceptors
         var context = InterceptorContext(
@@ -146,10 +146,10 @@ extension Client {
             let emitter = events.emitter
 
             let attemptStart = ContinuousClock.now
-            var exchange: Exchange?
+            var exchange: Exchange<Mode.Content>?
             let outcome: AttemptOutcome
             do {
-                let result: Exchange
+                let result: Exchange<Mode.Content>
                 if let options = Self.options(transportOptions, timeout: timeout, enforcedBy: transport) {
                     // Called directly, not through a closure: the common case pays for no
                     // closure context and no extra async frame.
@@ -166,8 +166,8 @@ extension Client {
                 exchange = result
                 record.redirects += result.redirects
                 record.bytesSent = result.bytesSent
-                record.bytesReceived = result.content.byteCount
-                outcome = .response(result.head, body: result.content.data)
+                record.bytesReceived = Mode.byteCount(of: result.content)
+                outcome = .response(result.head, body: Mode.data(of: result.content))
                 events.record(.responseReceived(result.head, attempt: attempt))
             } catch {
                 let failure = ClientError.wrapping(error, request: prepared, fallback: .transport)
@@ -233,13 +233,14 @@ extension Client {
             case .giveUp(let refusal):
                 throw ClientError(
                     .tooManyRetries, "gave up after \(attempt) attempts: \(refusal)", request: prepared,
-                    response: outcome.response, body: exchange?.content.data, underlying: failure,
+                    response: outcome.response, body: exchange.flatMap { Mode.data(of: $0.content) },
+                    underlying: failure,
                     attempts: record.history)
             case .bodyNotReplayable:
                 throw ClientError(
                     .bodyNotReplayable,
                     "a retry was wanted (\(reason)) but the request body is a one-shot stream that cannot be sent again",
-                    request: prepared, response: outcome.response, body: exchange?.content.data,
+                    request: prepared, response: outcome.response, body: exchange.flatMap { Mode.data(of: $0.content) },
                     underlying: failure, attempts: record.history)
             }
         }
@@ -318,10 +319,10 @@ extension Client {
     /// Sends `request` and follows redirects up to `limit`, then reads the final body as
     /// `mode` asks; delivers `prelude` with the first `sent` event, and each `redirected`
     /// event with the next `sent`.
-    private func followRedirects(
-        from request: HTTPRequest, options: TransportOptions, mode: ResponseBodyMode, progress: ProgressDestination?,
+    private func followRedirects<Mode: ResponseBodyMode>(
+        from request: HTTPRequest, options: TransportOptions, mode: Mode, progress: ProgressDestination?,
         limit: Int, attempt: Int, prelude: [ClientEvent], events: EventEmitter
-    ) async throws -> Exchange {
+    ) async throws -> Exchange<Mode.Content> {
         var current = request
         var redirects = 0
         var batch = prelude

@@ -118,8 +118,7 @@ public final class Client: Sendable {
         -> ClientResponse<Data>
     {
         let options = options.applying(request)
-        let response = try await execute(request, options: options, mode: .buffered(limit: options.responseBodyLimit))
-        return response.replacingBody(response.body.data ?? Data())
+        return try await execute(request, options: options, mode: BufferedBodyMode(limit: options.responseBodyLimit))
     }
 
     /// Sends a request and writes the response body to a file.
@@ -145,7 +144,7 @@ public final class Client: Sendable {
             .appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString).download")
         defer { try? FileManager.default.removeItem(at: partial) }
         let response = try await execute(
-            request, options: options.applying(request), mode: .file(destination: partial))
+            request, options: options.applying(request), mode: FileBodyMode(destination: partial))
         // rename(2) replaces an existing file atomically (FileManager.replaceItemAt on Linux
         // removes the original and can then fail, losing both).
         guard rename(partial.path, destination.path) == 0 else {
@@ -177,11 +176,10 @@ public final class Client: Sendable {
         -> ClientResponse<ResponseStream>
     {
         let options = options.applying(request)
-        let response = try await execute(
+        return try await execute(
             request, options: options,
-            mode: .stream(
+            mode: StreamBodyMode(
                 bufferLimit: options.responseBodyLimit, idleTimeout: options.idleTimeout ?? options.timeout ?? timeout))
-        return response.replacingBody(response.body.stream ?? ResponseStream(.empty))
     }
 
     /// Tells the observers of something that happened outside any one call, such as an

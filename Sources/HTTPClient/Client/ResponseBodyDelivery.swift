@@ -1,147 +1,158 @@
 import Foundation
 import HTTPCore
 
-/// How the client hands a response body to its caller: built once here, on the body a
-/// transport returns, for every transport.
-enum ResponseBodyMode: Sendable, Hashable {
-    /// In memory, failing with ``ClientError/Code/responseTooLarge`` past `limit` bytes.
-    case buffered(limit: Int)
-    /// Into the file at `destination`, moved into place only once complete; a partial
-    /// file is removed on failure, and an existing file is replaced only on success.
-    case file(destination: URL)
-    /// As a ``ResponseStream``, at most `bufferLimit` unread bytes held.
-    case stream(bufferLimit: Int, idleTimeout: Duration?)
+/// How the client hands a response body to its caller: built once, on the body a
+/// transport returns, for every transport. Each way is a type of its own, whose `Content`
+/// is what the caller gets, so no call checks for a kind of body it cannot have.
+protocol ResponseBodyMode: Sendable {
+    /// What the caller gets: the bytes, a file, a stream.
+    associatedtype Content: Sendable
 
-    /// The most unread bytes the transport may hold: the buffering limit for a buffered
-    /// body (it is read as it arrives, so never more piles up), the stream's limit, and
-    /// for a file as much as may wait for the disk.
-    var transportBufferLimit: Int {
-        switch self {
-        case .buffered(let limit): return limit
-        case .file: return 64 * 1024 * 1024
-        case .stream(let limit, _): return limit
-        }
-    }
-
-    /// Whether an attempt's deadline also covers the body: for all but a stream, which
-    /// belongs to its reader once the head is in.
-    var deadlineCoversBody: Bool {
-        if case .stream = self { return false }
-        return true
-    }
-
+    /// The most unread bytes the transport may hold.
+    var transportBufferLimit: Int { get }
+    /// Whether an attempt's deadline also covers the body.
+    var deadlineCoversBody: Bool { get }
     /// Whether the whole body is read at once, so the transport may return it complete.
-    var awaitsWholeBody: Bool {
-        if case .buffered = self { return true }
-        return false
-    }
+    var awaitsWholeBody: Bool { get }
 
     /// Reads `response`'s body as this mode asks.
     /// - Parameters:
     ///   - response: What the transport returned.
     ///   - request: The request it answers, for errors.
     ///   - progress: Where download progress goes.
-    /// - Returns: The body: bytes, a file, or a stream.
-    /// - Throws: ``ClientError``: the body's own failures, ``ClientError/Code/responseTooLarge``
-    ///   and ``ClientError/Code/fileWriteFailed``.
+    ///   - scheduler: The client's deadlines, for a stream's idle timeout.
+    /// - Returns: The body as the caller gets it.
     func receive(
         _ response: TransportResponse, request: HTTPRequest, progress: ProgressDestination?,
         scheduler: DeadlineScheduler
-    ) async throws -> ResponseContent {
-        // A body the transport returned whole (its bytes in memory) needs no more than a size
-        // check: no header to read, no chunk to take.
-        if case .buffered(let limit) = self, progress == nil, case .data(let data)? = response.body?.source {
-            guard data.count <= limit else {
-                throw Self.tooLarge(limit: limit, size: "of \(data.count) bytes", response.head, request)
-            }
-            return .data(data)
-        }
-        let declared = response.body == nil ? 0 : response.head.decodedBodyLength
-        var meter = DownloadMeter(expected: declared, progress: progress)
-        switch self {
-        case .buffered(let limit):
-            guard let body = response.body else { return .data(Data()) }
-            if let declared, declared > Int64(limit) {
-                throw Self.tooLarge(limit: limit, size: "of \(declared) bytes", response.head, request)
-            }
-            var data = Data()
-            for try await chunk in body.chunks() {
-                guard data.count + chunk.count <= limit else {
-                    throw Self.tooLarge(limit: limit, size: "longer than \(limit) bytes", response.head, request)
-                }
-                data.append(chunk)
-                meter.received(chunk.count)
-            }
-            meter.finished()
-            return .data(data)
-        case .file(let destination):
-            let file = try DownloadFile(destination: destination, request: request, response: response.head)
-            do {
-                if let body = response.body {
-                    for try await chunk in body.chunks() {
-                        try file.write(chunk)
-                        meter.received(chunk.count)
-                    }
-                }
-                let url = try file.commit()
-                meter.finished()
-                return .file(url, byteCount: meter.count)
-            } catch {
-                file.discard()
-                throw error
-            }
-        case .stream(_, let idleTimeout):
-            guard let body = response.body else { return .stream(ResponseStream(.empty)) }
-            var idle: ResponseStream.IdleLimit?
-            // A timeout beyond a century is none (and would overflow the clock's arithmetic).
-            if let idleTimeout, idleTimeout < .seconds(3_153_600_000) {
-                idle = ResponseStream.IdleLimit(timeout: idleTimeout, scheduler: scheduler, request: request)
-            }
-            guard progress != nil else { return .stream(ResponseStream(body, onChunk: nil, idle: idle)) }
-            let counter = Locked(meter)
-            return .stream(
-                ResponseStream(body, onChunk: { count in counter.withLock { $0.received(count) } }, idle: idle))
-        }
-    }
+    ) async throws -> Content
 
-    private static func tooLarge(
-        limit: Int, size: String, _ head: HTTPResponse, _ request: HTTPRequest
-    ) -> ClientError {
+    /// The bytes received, when the whole body was read: for the call's metrics.
+    static func byteCount(of content: Content) -> Int64?
+    /// The body's bytes when it is in memory: for the interceptors and errors.
+    static func data(of content: Content) -> Data?
+}
+
+extension ResponseBodyMode {
+    var deadlineCoversBody: Bool { true }
+    var awaitsWholeBody: Bool { false }
+    static func data(of content: Content) -> Data? { nil }
+
+    static func tooLarge(limit: Int, size: String, _ head: HTTPResponse, _ request: HTTPRequest) -> ClientError {
         ClientError(
             .responseTooLarge, "the response body \(size) exceeds the buffering limit of \(limit) bytes",
             request: request, response: head)
     }
 }
 
-/// A response body as the client delivers it.
-enum ResponseContent: Sendable {
-    /// The whole body in memory.
-    case data(Data)
-    /// The whole body in a file at this URL, `byteCount` bytes long.
-    case file(URL, byteCount: Int64)
-    /// The body as it arrives.
-    case stream(ResponseStream)
+/// The body in memory, failing with ``ClientError/Code/responseTooLarge`` past `limit` bytes.
+struct BufferedBodyMode: ResponseBodyMode {
+    let limit: Int
 
-    /// The bytes, for a body in memory.
-    var data: Data? {
-        if case .data(let data) = self { return data }
-        return nil
+    /// The buffering limit: the body is read as it arrives, so never more piles up.
+    var transportBufferLimit: Int { limit }
+    var awaitsWholeBody: Bool { true }
+
+    func receive(
+        _ response: TransportResponse, request: HTTPRequest, progress: ProgressDestination?,
+        scheduler: DeadlineScheduler
+    ) async throws -> Data {
+        // A body the transport returned whole (its bytes in memory) needs no more than a size
+        // check: no header to read, no chunk to take.
+        if progress == nil, case .data(let data)? = response.body?.source {
+            guard data.count <= limit else {
+                throw Self.tooLarge(limit: limit, size: "of \(data.count) bytes", response.head, request)
+            }
+            return data
+        }
+        guard let body = response.body else { return Data() }
+        let declared = response.head.decodedBodyLength
+        if let declared, declared > Int64(limit) {
+            throw Self.tooLarge(limit: limit, size: "of \(declared) bytes", response.head, request)
+        }
+        var meter = DownloadMeter(expected: declared, progress: progress)
+        var data = Data()
+        for try await chunk in body.chunks() {
+            guard data.count + chunk.count <= limit else {
+                throw Self.tooLarge(limit: limit, size: "longer than \(limit) bytes", response.head, request)
+            }
+            data.append(chunk)
+            meter.received(chunk.count)
+        }
+        meter.finished()
+        return data
     }
 
-    /// The stream, for a body that arrives as it is read.
-    var stream: ResponseStream? {
-        if case .stream(let stream) = self { return stream }
-        return nil
+    static func byteCount(of content: Data) -> Int64? { Int64(content.count) }
+    static func data(of content: Data) -> Data? { content }
+}
+
+/// The body in the file at `destination`, moved into place only once complete; a partial
+/// file is removed on failure, and an existing file is replaced only on success.
+struct FileBodyMode: ResponseBodyMode {
+    /// A file written to disk, and its length.
+    struct Written: Sendable {
+        let url: URL
+        let byteCount: Int64
     }
 
-    /// The number of bytes, when the whole body was read.
-    var byteCount: Int64? {
-        switch self {
-        case .data(let data): return Int64(data.count)
-        case .file(_, let count): return count
-        case .stream: return nil
+    let destination: URL
+
+    /// As much as may wait for the disk.
+    var transportBufferLimit: Int { 64 * 1024 * 1024 }
+
+    func receive(
+        _ response: TransportResponse, request: HTTPRequest, progress: ProgressDestination?,
+        scheduler: DeadlineScheduler
+    ) async throws -> Written {
+        var meter = DownloadMeter(
+            expected: response.body == nil ? 0 : response.head.decodedBodyLength, progress: progress)
+        let file = try DownloadFile(destination: destination, request: request, response: response.head)
+        do {
+            if let body = response.body {
+                for try await chunk in body.chunks() {
+                    try file.write(chunk)
+                    meter.received(chunk.count)
+                }
+            }
+            let url = try file.commit()
+            meter.finished()
+            return Written(url: url, byteCount: meter.count)
+        } catch {
+            file.discard()
+            throw error
         }
     }
+
+    static func byteCount(of content: Written) -> Int64? { content.byteCount }
+}
+
+/// The body as a ``ResponseStream``, at most `bufferLimit` unread bytes held, a wait for a
+/// chunk past `idleTimeout` ending it.
+struct StreamBodyMode: ResponseBodyMode {
+    let bufferLimit: Int
+    let idleTimeout: Duration?
+
+    var transportBufferLimit: Int { bufferLimit }
+    /// The body belongs to its reader once the head is in.
+    var deadlineCoversBody: Bool { false }
+
+    func receive(
+        _ response: TransportResponse, request: HTTPRequest, progress: ProgressDestination?,
+        scheduler: DeadlineScheduler
+    ) async throws -> ResponseStream {
+        guard let body = response.body else { return ResponseStream(.empty) }
+        var idle: ResponseStream.IdleLimit?
+        // A timeout beyond a century is none (and would overflow the clock's arithmetic).
+        if let idleTimeout, idleTimeout < .seconds(3_153_600_000) {
+            idle = ResponseStream.IdleLimit(timeout: idleTimeout, scheduler: scheduler, request: request)
+        }
+        guard progress != nil else { return ResponseStream(body, onChunk: nil, idle: idle) }
+        let counter = Locked(DownloadMeter(expected: response.head.decodedBodyLength, progress: progress))
+        return ResponseStream(body, onChunk: { count in counter.withLock { $0.received(count) } }, idle: idle)
+    }
+
+    static func byteCount(of content: ResponseStream) -> Int64? { nil }
 }
 
 /// Counts the bytes of a response body as they are read and reports download progress.
