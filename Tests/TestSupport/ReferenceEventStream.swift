@@ -159,6 +159,26 @@ extension ReferenceEventStream {
         return stream
     }
 
+    /// A huge line of 64 to 128 KiB, far longer than a socket read or a parser's buffer:
+    /// a `data`, `id` or comment line, or one without a colon, of mixed ASCII and
+    /// multi-byte characters (some invalid UTF-8 one time in four), ended by LF, CR or CR LF.
+    public static func hugeLine(_ random: inout SplitMix) -> [UInt8] {
+        // No `event` line: node-eventsource's script listens to `message` and `tick` events only.
+        let openings = ["data: ", "data:", "data: ", "id: ", ": ", "data"]
+        var line = Array(openings[random.below(openings.count)].utf8)
+        let fillers: [[UInt8]] = [
+            Array("abcdefghijklmnopqrstuvwxyz0123456789 ".utf8), Array("é漢🎉".utf8), Array("{\"n\": 1}".utf8),
+        ]
+        let invalid = random.below(4) == 0
+        let length = 64 * 1024 + random.below(64 * 1024)
+        while line.count < length {
+            line += fillers[random.below(fillers.count)]
+            if invalid, random.below(1000) == 0 { line += [0xFF, 0xC3] }
+        }
+        let ends: [[UInt8]] = [[0x0A], [0x0D], [0x0D, 0x0A]]
+        return line + ends[random.below(ends.count)]
+    }
+
     /// Up to `most` sorted cut positions inside `count` bytes.
     public static func cuts(_ random: inout SplitMix, count: Int, most: Int = 8) -> [Int] {
         (0..<random.below(most)).map { _ in random.below(count + 1) }.sorted()
@@ -166,14 +186,21 @@ extension ReferenceEventStream {
 }
 
 extension ReferenceEventStream {
-    /// How node-eventsource 2.0.2 reads `chunks`, as observed and described here (not its
-    /// code): it keeps the unfinished line of a chunk and appends the next chunk to it, and
-    /// for each line it scans that buffer from its start, so a CR anywhere before the line
-    /// marks "drop the next LF" again, and an LF that opens the following line is then taken
-    /// for the second half of a CR LF: a blank line is lost. Besides, a line needs a colon
-    /// to count, an `id` is taken even with NUL, and a BOM is dropped only when the first
-    /// chunk holds all three bytes.
-    public static func nodeEventSourceEvents(of chunks: [[UInt8]]) -> [Event] {
+    /// How node-eventsource 2.0.2 reads `chunks`, as observed and read off its source
+    /// (`lib/eventsource.js`, its `res.on('data')` handler):
+    /// - With `rescans`, as it does: it keeps the unfinished line of a chunk and appends the
+    ///   next chunk to it, and for each line it scans that buffer from its start, so a CR
+    ///   anywhere before the line marks "drop the next LF" again, and an LF that opens the
+    ///   following line is then taken for the second half of a CR LF: a blank line is lost.
+    ///   Without, each line is scanned from its own start.
+    /// - With `dropsEveryLeadingBOM`, as it does: a BOM opening a chunk that arrives while its
+    ///   buffer is empty (the first chunk, or any after one that ended with a whole line) is
+    ///   dropped. Without, only one opening the first chunk.
+    ///
+    /// Besides, a line needs a colon to count, and an `id` is taken even with NUL.
+    public static func nodeEventSourceEvents(
+        of chunks: [[UInt8]], rescans: Bool = true, dropsEveryLeadingBOM: Bool = true
+    ) -> [Event] {
         var events: [Event] = []
         var data = ""
         var type = ""
@@ -182,26 +209,27 @@ extension ReferenceEventStream {
         var dropLineFeed = false
         var first = true
         for chunk in chunks where !chunk.isEmpty {
+            let empty = buffer.isEmpty
             buffer += chunk
-            if first {
-                first = false
-                if buffer.starts(with: [0xEF, 0xBB, 0xBF]) { buffer.removeFirst(3) }
+            if empty, first || dropsEveryLeadingBOM, buffer.starts(with: [0xEF, 0xBB, 0xBF]) {
+                buffer.removeFirst(3)
             }
+            first = false
             var position = 0
             while position < buffer.count {
                 if dropLineFeed {
                     dropLineFeed = false
-                    if buffer[position] == 0x0A {
-                        position += 1
-                        if position == buffer.count { break }
-                    }
+                    if buffer[position] == 0x0A { position += 1 }
                 }
+                // Even when that LF ended the buffer, the scan below runs (over nothing but the
+                // lines before, with `rescans`), as node-eventsource's loop does.
                 // Every CR before the end of this line, from the buffer's start, marks the flag.
+                let scanned = rescans ? 0 : position
                 guard let end = buffer[position...].firstIndex(where: { $0 == 0x0A || $0 == 0x0D }) else {
-                    if buffer[..<position].contains(0x0D) { dropLineFeed = true }
+                    if buffer[scanned..<position].contains(0x0D) { dropLineFeed = true }
                     break
                 }
-                if buffer[...end].contains(0x0D) { dropLineFeed = true }
+                if buffer[scanned...end].contains(0x0D) { dropLineFeed = true }
                 let line = Array(buffer[position..<end])
                 position = end + 1
                 if line.isEmpty {
