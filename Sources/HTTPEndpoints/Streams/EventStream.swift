@@ -156,12 +156,15 @@ public struct EventStream<Value: Sendable>: AsyncSequence, Sendable {
         }
 
         /// Network failures are worth a reconnect; a refusal, a parse error or
-        /// cancellation is not.
+        /// cancellation is not. Nor is a status the client's retry stack retried until it gave
+        /// up (`tooManyRetries` with a response, such as a `503`): the server answered, and
+        /// refused, as the standard's "fail the connection" has it.
         static func reconnects(after error: any Error) -> Bool {
             if Task.isCancelled || error is CancellationError { return false }
             guard let error = error as? ClientError else { return false }
             switch error.code {
-            case .cannotConnect, .connectionLost, .truncatedBody, .transport, .timedOut, .tooManyRetries: return true
+            case .cannotConnect, .connectionLost, .truncatedBody, .transport, .timedOut: return true
+            case .tooManyRetries: return error.response == nil
             default: return false
             }
         }
