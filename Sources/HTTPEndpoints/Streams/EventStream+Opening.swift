@@ -29,7 +29,9 @@ extension Client {
     /// through the client's interceptors and retries like any call. The call returns once the
     /// response head is in: a status other than 2xx fails it with an ``EndpointError``
     /// (``EndpointError/Code/unacceptableStatus``), and so does another `Content-Type`
-    /// (``EndpointError/Code/decodingFailed``). A `204 No Content` gives a stream without events.
+    /// (``EndpointError/Code/unexpectedContentType``); a status the client's retry stack
+    /// retries (a `503`) fails it, once the retries are spent, with the client's
+    /// `tooManyRetries`. A `204 No Content` gives a stream without events.
     ///
     /// ```swift
     /// let ticks = try await client.events(.get("ticks"), reconnection: .standard)

@@ -8,8 +8,11 @@ import HTTPEncoding
 ///
 /// From `client.events(_:)`, its decoding form `client.events(_:as:)`, or an endpoint whose response type is an `EventStream`. The call that
 /// made it returned once the first response head was in; its status and `Content-Type`
-/// were checked then. Iterate it once. Chunks are read only as events are asked for, so a
-/// slow consumer slows the reading; cancelling the consuming task ends the request.
+/// were checked then. Iterate it once. Chunks are taken from the transport only as events
+/// are asked for: a transport that reads its body on demand is slowed by a slow consumer,
+/// while one that cannot slow the server (URLSession) holds what arrives unread up to the
+/// call's `responseBodyLimit`, past which the stream fails with `responseTooLarge`.
+/// Cancelling the consuming task ends the request and closes its connection.
 ///
 /// ```swift
 /// struct Delta: Decodable, Sendable { var text: String }
@@ -66,9 +69,11 @@ public struct EventStream<Value: Sendable>: AsyncSequence, Sendable {
         /// The next event, or `nil` once the stream has ended for good.
         /// - Returns: An event.
         /// - Throws: `CancellationError` when the task is cancelled; ``EndpointError`` for a
-        ///   reconnect the server refused; `HTTPEncodingError` for an event too large or
-        ///   data that is not a `Value`; `ClientError` for a failed connection when the
-        ///   stream does not reconnect (or gave up).
+        ///   reconnect the server refused (its status or `Content-Type`); `HTTPEncodingError`
+        ///   for an event too large or data that is not a `Value`; `ClientError` for a failed
+        ///   connection when the stream does not reconnect (or gave up after
+        ///   ``EventReconnection/maximumAttempts``), and `tooManyRetries` for a status the
+        ///   client retried until it gave up.
         public mutating func next() async throws -> ServerSentEvent<Value>? {
             while !finished {
                 guard var current = events else {

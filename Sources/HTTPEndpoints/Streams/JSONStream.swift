@@ -10,8 +10,10 @@ import HTTPEncoding
 /// `application/json-seq` is a JSON text sequence (RFC 7464), whose records cut short are
 /// dropped as the RFC says (`HTTPEncodingError` code `truncatedRecord`, see
 /// ``truncatedRecords``); `application/jsonl`, `application/x-ndjson` and their kin are
-/// JSON Lines. Iterate it once; a slow consumer slows the reading, and cancelling the
-/// consuming task ends the request.
+/// JSON Lines. Iterate it once. Chunks are taken from the transport only as values are asked
+/// for; what a transport that cannot slow the server (URLSession) receives meanwhile is held
+/// up to the call's `responseBodyLimit`, past which the stream fails with
+/// `responseTooLarge`. Cancelling the consuming task ends the request.
 ///
 /// ```swift
 /// struct LogLine: Decodable, Sendable {
