@@ -76,26 +76,16 @@ extension Client {
         -> ClientResponse<Mode.Content>
     {
         try ClientError.checkBuilt(request)
-        if let deadline = request.options[DeadlineOption.self] {
-            var unbounded = request
-            unbounded.options[DeadlineOption.self] = nil
-            // The whole call, every attempt and wait included, in a task cancelled at the deadline.
-            let call: @Sendable () async throws -> ClientResponse<Mode.Content> = { [self, unbounded] in
-                try await execute(unbounded, options: options, mode: mode)
-            }
-            return try await deadlines.run(
-                timeout: deadline - .now,
-                onTimeout: { ClientError(.timedOut, "the call's deadline passed before it ended", request: request) },
-                call)
-        }
         let start = ContinuousClock.now
+        // The whole call's deadline: the call's own, or the client's, from its start.
+        let deadline = options.deadline ?? self.deadline.map { start + $0 }
         var events = EventBuffer(
             EventEmitter(hub: hub.isEmpty ? nil : hub, id: hub.isEmpty ? 0 : counter.next(), start: start))
         defer { options.progress?.finish() }
         var record = CallRecord(start: start)
         do {
             let response = try await runAttempts(
-                request, options: options, mode: mode, record: &record, events: &events)
+                request, options: options, mode: mode, deadline: deadline, record: &record, events: &events)
             events.record(.finished(status: response.head.status, error: nil, metrics: response.metrics))
             events.flush()
             return response
@@ -109,8 +99,8 @@ extension Client {
     }
 
     private func runAttempts<Mode: ResponseBodyMode>(
-        _ request: HTTPRequest, options: RequestOptions, mode: Mode, record: inout CallRecord,
-        events: inout EventBuffer
+        _ request: HTTPRequest, options: RequestOptions, mode: Mode, deadline: ContinuousClock.Instant?,
+        record: inout CallRecord, events: inout EventBuffer
     ) async throws -> ClientResponse<Mode.Content> {
         let base = try resolved(request)
         let interceptors = options.interceptors.isEmpty ? self.interceptors : options.interceptors + self.interceptors
@@ -120,25 +110,41 @@ extension Client {
         context.baseURL = baseURL
         var retryState = RetryState()
         let retry = request.options.isEmpty ? self.retry : request.options[RetryOption.self] ?? self.retry
-        let timeout = options.timeout ?? self.timeout
+        let attemptTimeout = options.timeout ?? self.timeout
         let redirectLimit = max(0, options.redirectLimit ?? self.redirectLimit)
         let progress = options.progress
         var uploadProgress: (@Sendable (TransferProgress) -> Void)?
         if let progress { uploadProgress = { progress.report($0) } }
         let transportOptions = TransportOptions(
-            idleTimeout: timeout, responseBufferLimit: mode.transportBufferLimit, progress: uploadProgress,
+            idleTimeout: attemptTimeout, responseBufferLimit: mode.transportBufferLimit, progress: uploadProgress,
             deadlineCoversBody: mode.deadlineCoversBody, awaitsWholeBody: mode.awaitsWholeBody)
         var attempt = 0
         while true {
             attempt += 1
             context.attempt = attempt
+            // Each attempt (and each interceptor step) ends by the call's deadline at the latest.
+            var timeout = attemptTimeout
+            if let deadline {
+                let remaining = deadline - .now
+                guard remaining > .zero else {
+                    throw Self.deadlinePassed(deadline, "before attempt \(attempt)", record: record, request: base)
+                }
+                timeout = min(attemptTimeout ?? remaining, remaining)
+            }
             let prepared: HTTPRequest
             if interceptors.isEmpty {
                 // The context's request stays the base request it was made with.
                 prepared = base
             } else {
                 context.request = base
-                prepared = try await prepare(base, interceptors: interceptors, context: &context, timeout: timeout)
+                do {
+                    prepared = try await prepare(base, interceptors: interceptors, context: &context, timeout: timeout)
+                } catch let error as ClientError where error.code == .timedOut {
+                    guard let deadline, ContinuousClock.now >= deadline else { throw error }
+                    throw Self.deadlinePassed(
+                        deadline, "while the interceptors prepared attempt \(attempt)", record: record, request: base,
+                        underlying: error)
+                }
                 context.request = prepared
             }
             events.record(.prepared(prepared, attempt: attempt))
@@ -176,6 +182,10 @@ extension Client {
                         number: attempt, status: nil, failure: failure.code.rawValue,
                         duration: Self.seconds(since: attemptStart)))
                 if failure.code == .cancelled { throw failure }
+                if let deadline, failure.code == .timedOut, ContinuousClock.now >= deadline {
+                    throw Self.deadlinePassed(
+                        deadline, "during attempt \(attempt)", record: record, request: prepared, underlying: failure)
+                }
                 events.record(.transportError(failure, attempt: attempt))
                 outcome = .failure(failure)
             }
@@ -186,10 +196,18 @@ extension Client {
                         duration: Self.seconds(since: attemptStart)))
             }
 
-            let decision =
-                interceptors.isEmpty
-                ? .proceed
-                : try await decide(outcome, interceptors: interceptors, context: &context, timeout: timeout)
+            let decision: InterceptorDecision
+            do {
+                decision =
+                    interceptors.isEmpty
+                    ? .proceed
+                    : try await decide(outcome, interceptors: interceptors, context: &context, timeout: timeout)
+            } catch let error as ClientError where error.code == .timedOut {
+                guard let deadline, ContinuousClock.now >= deadline else { throw error }
+                throw Self.deadlinePassed(
+                    deadline, "while the interceptors judged attempt \(attempt)", record: record, request: prepared,
+                    underlying: error)
+            }
             var failure = outcome.error
             let action: RetryAction
             let interceptorRetry: Bool
@@ -227,6 +245,12 @@ extension Client {
                 return ClientResponse(
                     head: head, body: exchange.content, request: exchange.request, metrics: record.metrics())
             case .retry(let wait):
+                if let deadline, ContinuousClock.now + wait >= deadline {
+                    // A backoff that would end past the deadline is not started.
+                    throw Self.deadlinePassed(
+                        deadline, "before a retry after \(wait) could start (\(reason))", record: record,
+                        request: prepared, response: outcome.response, underlying: failure)
+                }
                 events.record(.retryScheduled(attempt: attempt, delay: wait, reason: reason))
                 events.flush()
                 try await Self.sleep(wait, request: base)
@@ -307,6 +331,20 @@ extension Client {
     }
 
     /// The error of an interceptor step that outlasted the attempt's timeout, naming it.
+    /// The error of a call whose deadline passed (or would pass before the next attempt),
+    /// naming the attempts made.
+    private static func deadlinePassed(
+        _ deadline: ContinuousClock.Instant, _ when: String, record: CallRecord, request: HTTPRequest,
+        response: HTTPResponse? = nil, underlying: ClientError? = nil
+    ) -> ClientError {
+        let total = deadline - record.start
+        let attempts = record.history.count
+        return ClientError(
+            .timedOut,
+            "the call's deadline (\(total) after it started) passed \(when), after \(attempts) attempt\(attempts == 1 ? "" : "s")",
+            request: request, response: response, underlying: underlying, attempts: record.history)
+    }
+
     private static func stepTimedOut(
         _ interceptor: any Interceptor, step: String, _ timeout: Duration?, request: HTTPRequest
     ) -> ClientError {

@@ -63,6 +63,10 @@ public final class Client: Sendable {
     /// (a call's value for the same key wins): what interceptors and the layers above the
     /// client need on every request, such as the endpoint layer's defaults.
     public let values: RequestValues
+    /// The longest any call may take, every attempt, backoff wait, redirect and interceptor
+    /// step included, unless the call sets its own deadline (``RequestOptions/deadline``,
+    /// ``HTTPCore/HTTPRequest/deadline(_:)-(Duration)``); `nil` (the default) for none.
+    public let deadline: Duration?
 
     let resolver: BaseURLResolver
     let hub: ObserverHub
@@ -82,11 +86,15 @@ public final class Client: Sendable {
     ///   - redirectLimit: The most redirects per attempt; 10 by default, 0 to not follow.
     ///   - timeout: The default per-attempt timeout; 60 seconds by default.
     ///   - values: Values every call starts with; a call's own values win.
+    ///   - deadline: The longest any call may take, every attempt and wait included, unless the
+    ///     call sets its own; `nil` for none.
     public init(
         baseURL: URL? = nil, headerFields: HTTPFields = [], transport: any ClientTransport = URLSessionTransport(),
         interceptors: [any Interceptor] = [], observers: [any ClientObserver] = [], retry: RetryStack = .default,
-        redirectLimit: Int = 10, timeout: Duration? = .seconds(60), values: RequestValues = RequestValues()
+        redirectLimit: Int = 10, timeout: Duration? = .seconds(60), values: RequestValues = RequestValues(),
+        deadline: Duration? = nil
     ) {
+        self.deadline = deadline
         self.baseURL = baseURL
         self.headerFields = headerFields
         self.transport = transport

@@ -79,8 +79,10 @@ extension HTTPRequest {
     }
 
     /// This request with a deadline for the whole call, `duration` from now: every attempt,
-    /// backoff wait and redirect included. When it passes, the attempt in flight is
-    /// cancelled and the call throws ``ClientError/Code/timedOut``.
+    /// backoff wait, redirect and interceptor step (a token refresh) included. When it passes,
+    /// the attempt in flight is cancelled and the call throws ``ClientError/Code/timedOut``
+    /// naming the attempts made; a backoff that would end past it is not started. It takes
+    /// the place of the client's ``Client/deadline``.
     /// - Parameter duration: The time the whole call may take, from now.
     /// - Returns: The request with the deadline.
     public func deadline(_ duration: Duration) -> HTTPRequest {
@@ -129,6 +131,7 @@ extension RequestOptions {
         var options = self
         if let timeout = request.options[TimeoutOption.self] { options.timeout = timeout }
         if let idle = request.options[IdleTimeoutOption.self] { options.idleTimeout = idle }
+        if let deadline = request.options[DeadlineOption.self] { options.deadline = deadline }
         if let retries = request.options[RetriesNonIdempotentOption.self] { options.retriesNonIdempotent = retries }
         if let limit = request.options[ResponseBodyLimitOption.self] { options.responseBodyLimit = limit }
         if let interceptors = request.options[InterceptorsOption.self] {

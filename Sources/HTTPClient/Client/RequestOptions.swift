@@ -36,6 +36,12 @@ public struct RequestOptions: Sendable {
     /// time keeps it open for as long as it goes on (bound the whole call with
     /// ``HTTPCore/HTTPRequest/deadline(_:)-(Duration)``).
     public var idleTimeout: Duration?
+    /// When the whole call must have ended, every attempt, backoff wait, redirect and
+    /// interceptor step included, or `nil` for the client's ``Client/deadline`` (if any).
+    /// When it passes, the attempt in flight is cancelled and the call throws
+    /// ``ClientError/Code/timedOut`` naming the attempts made; a backoff that would end past it
+    /// is not started.
+    public var deadline: ContinuousClock.Instant?
 
     /// Creates options.
     /// - Parameters:
@@ -48,11 +54,14 @@ public struct RequestOptions: Sendable {
     ///   - progress: Where upload and download progress goes, if anywhere.
     ///   - idleTimeout: The longest a streamed body may go without a chunk, or `nil` for the
     ///     attempt's timeout.
+    ///   - deadline: When the whole call must have ended, or `nil` for the client's deadline.
     public init(
         timeout: Duration? = nil, retriesNonIdempotent: Bool = false, values: RequestValues = RequestValues(),
         responseBodyLimit: Int = RequestOptions.defaultResponseBodyLimit, redirectLimit: Int? = nil,
-        interceptors: [any Interceptor] = [], progress: ProgressDestination? = nil, idleTimeout: Duration? = nil
+        interceptors: [any Interceptor] = [], progress: ProgressDestination? = nil, idleTimeout: Duration? = nil,
+        deadline: ContinuousClock.Instant? = nil
     ) {
+        self.deadline = deadline
         self.idleTimeout = idleTimeout
         self.timeout = timeout
         self.retriesNonIdempotent = retriesNonIdempotent
