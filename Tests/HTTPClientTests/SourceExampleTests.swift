@@ -392,4 +392,18 @@ struct SourceExampleTests {
         for try await chunk in response.body { received += chunk.count }
         #expect(received > 0)
     }
+
+    @Test("IdempotencyKey")
+    func idempotencyKey() async throws {
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+        let baseURL = try TestServers.httpbin().appending(path: "anything")
+
+        let client = Client(baseURL: baseURL, interceptors: [IdempotencyKey()])
+        let response = try await client.send(.post("payments").body(HTTPBody("{}"), contentType: .json))
+        print(response.request.headerFields[.idempotencyKey] != nil)  // true
+
+        #expect(printed == ["true"])
+        #expect(response.status == .ok)
+    }
 }

@@ -25,6 +25,15 @@ Endpoints
   /flaky-truncate?key=K&fail=N
                               per key, requests 1..N get 200 declaring 1000 bytes but sending
                               10 then closing, later ones 200 {"attempt": i}.
+  /flaky-record?key=K&fail=N  reads the body and records its Idempotency-Key field, length and
+                              SHA-256 under K; requests 1..N then get a TCP reset, later ones
+                              200 {"attempt": i}.
+  /recorded?key=K             {"requests": [{"idempotency_key": ..., "bytes": n, "sha256": hex}]}
+                              recorded by /flaky-record for K, in order.
+  /inflight?key=K&seconds=S   holds the request S seconds, counting the requests for K in
+                              flight at once; then 200 {"in_flight": n}.
+  /inflight-max?key=K         {"max": m, "total": t}: the most requests for K in flight at once
+                              on /inflight, and how many there were.
   /count?key=K                {"count": n}: how many requests carrying `key=K` were seen, on
                               any endpoint (this one excluded).
   /headers                    the request's header fields as received: {"lowercased name":
@@ -113,6 +122,47 @@ class KeyCounters:
         """Returns how many requests were counted for `key`."""
         with self._lock:
             return self._counts.get(key, 0)
+
+
+class KeyRecords:
+    """Per-key lists of what requests carried, shared by every connection thread."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._records = {}
+
+    def add(self, key, record):
+        with self._lock:
+            self._records.setdefault(key, []).append(record)
+
+    def get(self, key):
+        with self._lock:
+            return list(self._records.get(key, []))
+
+
+class InFlight:
+    """Per-key counts of requests in flight at once, and the most seen."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._now = {}
+        self._most = {}
+        self._total = {}
+
+    def enter(self, key):
+        with self._lock:
+            self._now[key] = self._now.get(key, 0) + 1
+            self._most[key] = max(self._most.get(key, 0), self._now[key])
+            self._total[key] = self._total.get(key, 0) + 1
+            return self._now[key]
+
+    def leave(self, key):
+        with self._lock:
+            self._now[key] -= 1
+
+    def stats(self, key):
+        with self._lock:
+            return self._most.get(key, 0), self._total.get(key, 0)
 
 
 class Query:
@@ -350,6 +400,37 @@ class FaultHandler(http.server.BaseHTTPRequestHandler):
         else:
             self._json(200, {"attempt": attempt})
 
+    def flaky_record(self, query):
+        attempt = self.server.counters.get(query.text("key"))
+        digest = hashlib.sha256()
+        size = 0
+        for piece in self._body_chunks():
+            digest.update(piece)
+            size += len(piece)
+        self.server.records.add(query.text("key"), {
+            "idempotency_key": self.headers.get("Idempotency-Key"), "bytes": size, "sha256": digest.hexdigest()})
+        if attempt <= query.integer("fail"):
+            self._reset()
+        else:
+            self._json(200, {"attempt": attempt})
+
+    def recorded(self, query):
+        self._json(200, {"requests": self.server.records.get(query.text("key"))})
+
+    def inflight(self, query):
+        key = query.text("key")
+        seconds = query.seconds("seconds", default=0.1)
+        now = self.server.in_flight.enter(key)
+        try:
+            time.sleep(seconds)
+        finally:
+            self.server.in_flight.leave(key)
+        self._json(200, {"in_flight": now})
+
+    def inflight_max(self, query):
+        most, total = self.server.in_flight.stats(query.text("key"))
+        self._json(200, {"max": most, "total": total})
+
     def count(self, query):
         self._json(200, {"count": self.server.counters.get(query.text("key"))})
 
@@ -522,6 +603,10 @@ ROUTES = {
     "/flaky": (FaultHandler.flaky, ANY_METHOD),
     "/flaky-reset": (FaultHandler.flaky_reset, ANY_METHOD),
     "/flaky-truncate": (FaultHandler.flaky_truncate, ANY_METHOD),
+    "/flaky-record": (FaultHandler.flaky_record, BODY_METHODS),
+    "/recorded": (FaultHandler.recorded, ANY_METHOD),
+    "/inflight": (FaultHandler.inflight, ANY_METHOD),
+    "/inflight-max": (FaultHandler.inflight_max, ANY_METHOD),
     "/count": (FaultHandler.count, ANY_METHOD),
     "/headers": (FaultHandler.headers_echo, ANY_METHOD),
     "/redirect": (FaultHandler.redirect, ANY_METHOD),
@@ -547,6 +632,8 @@ class FaultServer(http.server.ThreadingHTTPServer):
     def __init__(self, address):
         super().__init__(address, FaultHandler)
         self.counters = KeyCounters()
+        self.records = KeyRecords()
+        self.in_flight = InFlight()
         self._replay_lock = threading.Lock()
         self._replay_files = {}
 

@@ -215,8 +215,9 @@ extension Client {
             case .retry, .retryAfter:
                 var wait = Duration.zero
                 if case .retryAfter(let delay) = decision { wait = delay }
+                // The request as sent: a field an interceptor added (an idempotency key) counts.
                 action = retry.permitInterceptorRetry(
-                    of: base, after: outcome, attempt: attempt, elapsed: context.elapsed, wait: wait,
+                    of: prepared, after: outcome, attempt: attempt, elapsed: context.elapsed, wait: wait,
                     retriesNonIdempotent: options.retriesNonIdempotent, state: &retryState)
                 interceptorRetry = true
             case .fail(let error):
@@ -224,7 +225,7 @@ extension Client {
                 fallthrough
             case .proceed:
                 action = retry.decide(
-                    after: outcome, of: base, attempt: attempt, elapsed: context.elapsed,
+                    after: outcome, of: prepared, attempt: attempt, elapsed: context.elapsed,
                     retriesNonIdempotent: options.retriesNonIdempotent, state: &retryState)
                 interceptorRetry = false
             }
