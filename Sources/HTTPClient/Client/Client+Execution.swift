@@ -8,11 +8,12 @@ struct CallRecord {
     var redirects = 0
     var bytesSent: Int64?
     var bytesReceived: Int64?
+    var queued = Duration.zero
 
     func metrics() -> ClientMetrics {
         ClientMetrics(
             attempts: history, redirects: redirects, duration: ContinuousClock.now - start, bytesSent: bytesSent,
-            bytesReceived: bytesReceived)
+            bytesReceived: bytesReceived, queued: queued)
     }
 }
 
@@ -63,6 +64,8 @@ struct Exchange<Content: Sendable>: Sendable {
     var bytesSent: Int64?
     var request: HTTPRequest
     var redirects: Int
+    /// Time the requests waited before they were sent, over the redirects.
+    var queued: Duration
 }
 
 extension Client {
@@ -171,6 +174,7 @@ extension Client {
                 }
                 exchange = result
                 record.redirects += result.redirects
+                record.queued += result.queued
                 record.bytesSent = result.bytesSent
                 record.bytesReceived = Mode.byteCount(of: result.content)
                 outcome = .response(result.head, body: Mode.data(of: result.content))
@@ -364,6 +368,7 @@ extension Client {
     ) async throws -> Exchange<Mode.Content> {
         var current = request
         var redirects = 0
+        var queued = Duration.zero
         var batch = prelude
         while true {
             if events.hub != nil {
@@ -372,12 +377,19 @@ extension Client {
                 batch = []
             }
             let response = try await transport.send(current, options: options)
+            if response.waited > .zero {
+                queued += response.waited
+                if events.hub != nil {
+                    batch.append(events.event(.queued(current.url, waited: response.waited, attempt: attempt)))
+                }
+            }
             guard limit > 0, let next = try RedirectFollower.nextRequest(after: current, response: response.head) else {
                 let content = try await mode.receive(
                     response, request: current, progress: progress, scheduler: deadlines)
+                if !batch.isEmpty { events.emit(batch) }
                 return Exchange(
                     head: response.head, content: content, bytesSent: response.bytesSent, request: current,
-                    redirects: redirects)
+                    redirects: redirects, queued: queued)
             }
             guard redirects < limit else {
                 throw ClientError(

@@ -14,6 +14,8 @@ public struct ClientEvent: Sendable, CustomStringConvertible {
         case sent(HTTPRequest, attempt: Int)
         /// The client followed a redirect.
         case redirected(from: URL, to: URL, status: HTTPStatus)
+        /// A request of an attempt waited `waited` before it was sent (a ``HostLimiter``'s queue).
+        case queued(URL, waited: Duration, attempt: Int)
         /// The final response of an attempt arrived (after redirects).
         case responseReceived(HTTPResponse, attempt: Int)
         /// The attempt failed without a response.
@@ -57,6 +59,8 @@ public struct ClientEvent: Sendable, CustomStringConvertible {
         case .sent(let request, let attempt): what = "sent \(request) (attempt \(attempt))"
         case .redirected(let from, let to, let status):
             what = "redirected \(status.code) \(URLRedaction.display(from)) -> \(URLRedaction.display(to))"
+        case .queued(let url, let waited, let attempt):
+            what = "queued \(waited) before \(URLRedaction.display(url)) (attempt \(attempt))"
         case .responseReceived(let response, let attempt): what = "received \(response.status) (attempt \(attempt))"
         case .transportError(let error, let attempt): what = "failed \(error.code) (attempt \(attempt))"
         case .retryScheduled(let attempt, let delay, let reason):

@@ -12,6 +12,9 @@ public struct ClientMetrics: Sendable, CustomStringConvertible {
     public var bytesSent: Int64?
     /// Response body bytes received in the last attempt, when known (not for streams).
     public var bytesReceived: Int64?
+    /// Time the call's requests waited before they were sent (a ``HostLimiter``'s queue),
+    /// over all attempts and redirects.
+    public var queued: Duration
 
     /// Creates metrics.
     /// - Parameters:
@@ -20,9 +23,12 @@ public struct ClientMetrics: Sendable, CustomStringConvertible {
     ///   - duration: The whole call's duration.
     ///   - bytesSent: Request body bytes sent, if counted.
     ///   - bytesReceived: Response body bytes received, if known.
+    ///   - queued: Time waited before sending; none by default.
     public init(
-        attempts: [ClientError.Attempt], redirects: Int, duration: Duration, bytesSent: Int64?, bytesReceived: Int64?
+        attempts: [ClientError.Attempt], redirects: Int, duration: Duration, bytesSent: Int64?, bytesReceived: Int64?,
+        queued: Duration = .zero
     ) {
+        self.queued = queued
         self.attempts = attempts
         self.redirects = redirects
         self.duration = duration
@@ -35,7 +41,8 @@ public struct ClientMetrics: Sendable, CustomStringConvertible {
         let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
         let sent = bytesSent.map { "\($0) B" } ?? "?"
         let received = bytesReceived.map { "\($0) B" } ?? "?"
+        let waited = queued > .zero ? ", queued \(queued)" : ""
         return "\(attempts.count) attempts, \(redirects) redirects, \(String(format: "%.3f", seconds)) s, "
-            + "sent \(sent), received \(received)"
+            + "sent \(sent), received \(received)\(waited)"
     }
 }

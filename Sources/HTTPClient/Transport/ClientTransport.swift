@@ -120,16 +120,21 @@ public struct TransportResponse: Sendable {
     public var body: HTTPBody?
     /// Request body bytes sent, when the transport counts them.
     public var bytesSent: Int64?
+    /// How long the request waited before it was sent, such as in a ``HostLimiter``'s queue;
+    /// the client adds it to ``ClientMetrics/queued`` and tells observers.
+    public var waited: Duration
 
     /// Creates a response.
     /// - Parameters:
     ///   - head: The response head.
     ///   - body: The body, if the response has one.
     ///   - bytesSent: Request body bytes sent, if counted.
-    public init(head: HTTPResponse, body: HTTPBody?, bytesSent: Int64? = nil) {
+    ///   - waited: How long the request waited before it was sent; none by default.
+    public init(head: HTTPResponse, body: HTTPBody?, bytesSent: Int64? = nil, waited: Duration = .zero) {
         self.head = head
         self.body = body
         self.bytesSent = bytesSent
+        self.waited = waited
     }
 }
 

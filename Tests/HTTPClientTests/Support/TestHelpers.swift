@@ -58,6 +58,7 @@ extension ClientEvent {
         case .retryScheduled: return "retryScheduled"
         case .finished: return "finished"
         case .reconnecting: return "reconnecting"
+        case .queued: return "queued"
         }
     }
 }

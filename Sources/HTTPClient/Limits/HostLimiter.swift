@@ -1,0 +1,323 @@
+import Foundation
+import HTTPCore
+
+/// A transport that limits how hard a client hits each host: at most so many requests in
+/// flight at once, at most so many started per interval, and, if asked, a pause when a host
+/// answers `429 Too Many Requests` with `Retry-After`.
+///
+/// A request over a limit waits, in the order requests came (per host: scheme, host and
+/// port), and is not failed; a request whose task is cancelled while it waits leaves the queue
+/// at once. A request counts as in flight from when it is sent until its response body has
+/// been read, failed or dropped. The time a request waited is in its call's
+/// ``ClientMetrics/queued`` and in a ``ClientEvent/Kind/queued(_:waited:attempt:)`` event.
+///
+/// ```swift
+/// let limited = HostLimiter(
+///     wrapping: URLSessionTransport(), maxConcurrentPerHost: 4,
+///     rate: HostLimiter.Rate(requests: 10, per: .seconds(1), burst: 5), pausesOnTooManyRequests: true)
+/// let client = Client(baseURL: baseURL, transport: limited)
+/// ```
+public final class HostLimiter: ClientTransport {
+    /// A token bucket: `requests` per `interval` on average, `burst` at most at once.
+    public struct Rate: Sendable, Hashable {
+        /// How many requests may start per interval, on average.
+        public let requests: Int
+        /// The interval.
+        public let interval: Duration
+        /// How many may start at once after a quiet time.
+        public let burst: Int
+
+        /// Creates a rate.
+        /// - Parameters:
+        ///   - requests: Requests per interval; at least 1.
+        ///   - interval: The interval; at least a microsecond.
+        ///   - burst: The most at once; `requests` by default, at least 1.
+        public init(requests: Int, per interval: Duration, burst: Int? = nil) {
+            self.requests = max(1, requests)
+            self.interval = max(interval, .microseconds(1))
+            self.burst = max(1, burst ?? requests)
+        }
+
+        /// Tokens gained per second.
+        var perSecond: Double {
+            let (seconds, attoseconds) = interval.components
+            return Double(requests) / (Double(seconds) + Double(attoseconds) * 1e-18)
+        }
+    }
+
+    /// The transport that sends the requests.
+    public let base: any ClientTransport
+    /// The most requests in flight per host, or `nil` for no limit.
+    public let maxConcurrentPerHost: Int?
+    /// The most requests started per interval per host, or `nil` for no limit.
+    public let rate: Rate?
+    /// Whether a `429` with `Retry-After` pauses the host for that long (at most
+    /// ``maximumPause``): requests to it wait meanwhile.
+    public let pausesOnTooManyRequests: Bool
+    /// The longest pause a `Retry-After` may ask for.
+    public let maximumPause: Duration
+
+    private let hosts = Locked<[String: HostQueue]>([:])
+    private let ids = Locked<UInt64>(0)
+
+    /// Creates a limiter around `base`.
+    /// - Parameters:
+    ///   - base: The transport that sends the requests.
+    ///   - maxConcurrentPerHost: The most requests in flight per host, or `nil` for no limit.
+    ///   - rate: The most requests started per interval per host, or `nil` for no limit.
+    ///   - pausesOnTooManyRequests: Whether a `429` with `Retry-After` pauses the host.
+    ///   - maximumPause: The longest pause a `Retry-After` may ask for; 60 seconds by default.
+    public init(
+        wrapping base: any ClientTransport, maxConcurrentPerHost: Int? = nil, rate: Rate? = nil,
+        pausesOnTooManyRequests: Bool = false, maximumPause: Duration = .seconds(60)
+    ) {
+        self.base = base
+        self.maxConcurrentPerHost = maxConcurrentPerHost.map { max(1, $0) }
+        self.rate = rate
+        self.pausesOnTooManyRequests = pausesOnTooManyRequests
+        self.maximumPause = maximumPause
+    }
+
+    /// Whether the wrapped transport enforces ``TransportOptions/deadline``.
+    public var enforcesDeadline: Bool { base.enforcesDeadline }
+
+    /// Sends `request` through the wrapped transport once the host's limits allow it.
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - options: The transport options, passed on.
+    /// - Returns: The wrapped transport's response, with the time waited in
+    ///   ``TransportResponse/waited``.
+    /// - Throws: `CancellationError` when cancelled while waiting; whatever the wrapped
+    ///   transport throws.
+    public func send(_ request: HTTPRequest, options: TransportOptions) async throws -> TransportResponse {
+        let key = Self.hostKey(request.url)
+        let start = ContinuousClock.now
+        try await acquire(key)
+        let waited = ContinuousClock.now - start
+        var response: TransportResponse
+        do {
+            response = try await base.send(request, options: options)
+        } catch {
+            release(key)
+            throw error
+        }
+        if pausesOnTooManyRequests, response.head.status.code == 429,
+            let retryAfter = RetryAfter(response.head.headerFields)
+        {
+            let seconds = min(max(0, retryAfter.delay(from: Date())), Self.seconds(maximumPause))
+            pause(key, until: .now + .milliseconds(Int64(seconds * 1000)))
+        }
+        response.waited += waited
+        guard let body = response.body, case .stream = body.source else {
+            // No body, or one already whole: nothing more comes from the host.
+            release(key)
+            return response
+        }
+        let permit = Permit { [self] in release(key) }
+        response.body = HTTPBody(
+            stream: PermitHoldingChunks(chunks: body.chunks(), permit: permit), length: body.length)
+        return response
+    }
+
+    // MARK: The queue
+
+    /// Waiters to resume, and when a timer must look at the queue again.
+    private typealias Granted = (granted: [CheckedContinuation<Void, any Error>], wake: ContinuousClock.Instant?)
+
+    /// One host's requests in flight, tokens and waiters.
+    private struct HostQueue {
+        var inFlight = 0
+        var tokens: Double
+        var refilledAt: ContinuousClock.Instant
+        var pausedUntil: ContinuousClock.Instant?
+        var waiters: [(id: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
+        /// Waiters cancelled before they were queued.
+        var cancelledEarly: Set<UInt64> = []
+        /// When a timer will next grant waiters held by the rate or a pause.
+        var wakeAt: ContinuousClock.Instant?
+    }
+
+    private func newQueue(_ now: ContinuousClock.Instant) -> HostQueue {
+        HostQueue(tokens: Double(rate?.burst ?? 0), refilledAt: now)
+    }
+
+    /// Takes a place for a request to `key`, waiting in line when the limits say so.
+    private func acquire(_ key: String) async throws {
+        let now = ContinuousClock.now
+        let started = hosts.withLock { hosts in
+            var queue = hosts[key] ?? newQueue(now)
+            defer { hosts[key] = queue }
+            guard queue.waiters.isEmpty, mayStart(&queue, now) else { return false }
+            take(&queue)
+            return true
+        }
+        if started { return }
+        let id = ids.withLock { id in
+            id &+= 1
+            return id
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let queued: Granted? =
+                    hosts.withLock { hosts -> Granted? in
+                        var queue = hosts[key] ?? newQueue(.now)
+                        defer { hosts[key] = queue }
+                        if queue.cancelledEarly.remove(id) != nil { return nil }
+                        queue.waiters.append((id, continuation))
+                        return grant(&queue, .now)
+                    }
+                guard let queued else { return continuation.resume(throwing: CancellationError()) }
+                for granted in queued.granted { granted.resume() }
+                if let wake = queued.wake { schedule(key, at: wake) }
+            }
+        } onCancel: {
+            let removed: CheckedContinuation<Void, any Error>? = hosts.withLock { hosts in
+                guard var queue = hosts[key] else { return nil }
+                defer { hosts[key] = queue }
+                guard let index = queue.waiters.firstIndex(where: { $0.id == id }) else {
+                    // Not queued yet (or already granted, when the mark is never read).
+                    queue.cancelledEarly.insert(id)
+                    return nil
+                }
+                return queue.waiters.remove(at: index).continuation
+            }
+            removed?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Whether a request may start now, the tokens refilled first.
+    private func mayStart(_ queue: inout HostQueue, _ now: ContinuousClock.Instant) -> Bool {
+        if let until = queue.pausedUntil {
+            guard now >= until else { return false }
+            queue.pausedUntil = nil
+        }
+        if let limit = maxConcurrentPerHost, queue.inFlight >= limit { return false }
+        if let rate {
+            let elapsed = Self.seconds(now - queue.refilledAt)
+            queue.tokens = min(Double(rate.burst), queue.tokens + elapsed * rate.perSecond)
+            queue.refilledAt = now
+            guard queue.tokens >= 1 else { return false }
+        }
+        return true
+    }
+
+    private func take(_ queue: inout HostQueue) {
+        queue.inFlight += 1
+        if rate != nil { queue.tokens -= 1 }
+    }
+
+    /// Starts the waiters the limits now allow, first come first served; returns them, and
+    /// when a timer must look again (a waiter held by the rate or a pause, not by requests in
+    /// flight, which wake it when they end).
+    private func grant(_ queue: inout HostQueue, _ now: ContinuousClock.Instant) -> Granted {
+        var granted: [CheckedContinuation<Void, any Error>] = []
+        while !queue.waiters.isEmpty, mayStart(&queue, now) {
+            take(&queue)
+            granted.append(queue.waiters.removeFirst().continuation)
+        }
+        guard !queue.waiters.isEmpty else { return (granted, nil) }
+        var wake: ContinuousClock.Instant?
+        if let until = queue.pausedUntil, until > now {
+            wake = until
+        } else if let rate, maxConcurrentPerHost.map({ queue.inFlight < $0 }) ?? true {
+            let missing = max(0, 1 - queue.tokens)
+            wake = now + .microseconds(Int64((missing / rate.perSecond * 1e6).rounded(.up)) + 1)
+        }
+        guard let wake, queue.wakeAt.map({ wake < $0 }) ?? true else { return (granted, nil) }
+        queue.wakeAt = wake
+        return (granted, wake)
+    }
+
+    /// Ends a request to `key`: its place goes to the next waiter.
+    private func release(_ key: String) {
+        let (granted, wake) = hosts.withLock { hosts -> Granted in
+            guard var queue = hosts[key] else { return ([], nil) }
+            defer { hosts[key] = queue }
+            queue.inFlight -= 1
+            return grant(&queue, .now)
+        }
+        for continuation in granted { continuation.resume() }
+        if let wake { schedule(key, at: wake) }
+    }
+
+    /// Holds requests to `key` until `until`.
+    private func pause(_ key: String, until: ContinuousClock.Instant) {
+        hosts.withLock { hosts in
+            var queue = hosts[key] ?? newQueue(.now)
+            if queue.pausedUntil.map({ until > $0 }) ?? true { queue.pausedUntil = until }
+            hosts[key] = queue
+        }
+    }
+
+    /// Looks at `key`'s waiters again at `instant`.
+    private func schedule(_ key: String, at instant: ContinuousClock.Instant) {
+        Task { [self] in
+            try? await Task.sleep(until: instant, clock: .continuous)
+            let (granted, wake) = hosts.withLock { hosts -> Granted in
+                guard var queue = hosts[key] else { return ([], nil) }
+                defer { hosts[key] = queue }
+                if queue.wakeAt == instant { queue.wakeAt = nil }
+                return grant(&queue, .now)
+            }
+            for continuation in granted { continuation.resume() }
+            if let wake { schedule(key, at: wake) }
+        }
+    }
+
+    static func hostKey(_ url: URL) -> String {
+        let scheme = url.scheme?.lowercased() ?? ""
+        let port = url.port ?? (scheme == "https" ? 443 : 80)
+        return "\(scheme)://\(url.host?.lowercased() ?? ""):\(port)"
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) + Double(attoseconds) * 1e-18
+    }
+}
+
+/// A request's place in a ``HostLimiter``, given back once: when its body ends, fails or is
+/// dropped unread.
+final class Permit: Sendable {
+    private let onRelease: Locked<(@Sendable () -> Void)?>
+
+    init(_ release: @escaping @Sendable () -> Void) { onRelease = Locked(release) }
+
+    func release() {
+        let action = onRelease.withLock { action in
+            defer { action = nil }
+            return action
+        }
+        action?()
+    }
+
+    deinit { release() }
+}
+
+/// A response body's chunks, holding the request's place until they end.
+struct PermitHoldingChunks: AsyncSequence, Sendable {
+    typealias Element = Data
+
+    let chunks: HTTPBody.Chunks
+    let permit: Permit
+
+    func makeAsyncIterator() -> Iterator { Iterator(base: chunks.makeAsyncIterator(), permit: permit) }
+
+    struct Iterator: AsyncIteratorProtocol {
+        var base: HTTPBody.Chunks.AsyncIterator
+        let permit: Permit
+
+        mutating func next() async throws -> Data? {
+            do {
+                guard let chunk = try await base.next() else {
+                    permit.release()
+                    return nil
+                }
+                return chunk
+            } catch {
+                permit.release()
+                throw error
+            }
+        }
+    }
+}
