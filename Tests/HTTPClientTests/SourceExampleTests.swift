@@ -406,4 +406,26 @@ struct SourceExampleTests {
         #expect(printed == ["true"])
         #expect(response.status == .ok)
     }
+
+    @Test("HostLimiter")
+    func hostLimiter() async throws {
+        let baseURL = try TestServers.httpbin()
+
+        let limited = HostLimiter(
+            wrapping: URLSessionTransport(), maxConcurrentPerHost: 4,
+            rate: HostLimiter.Rate(requests: 10, per: .seconds(1), burst: 5), pausesOnTooManyRequests: true)
+        let client = Client(baseURL: baseURL, transport: limited)
+
+        #expect(try await client.send(.get("get")).status == .ok)
+    }
+
+    @Test("CoalescingTransport")
+    func coalescingTransport() async throws {
+        let baseURL = try TestServers.httpbin().appending(path: "anything")
+
+        let client = Client(baseURL: baseURL, transport: CoalescingTransport(wrapping: URLSessionTransport()))
+        async let first = client.send(.get("config"))
+        async let second = client.send(.get("config"))  // the same request, sent once
+        _ = try await (first, second)
+    }
 }

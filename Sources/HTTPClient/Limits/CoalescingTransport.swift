@@ -1,0 +1,204 @@
+import Foundation
+import HTTPCore
+
+/// A transport that sends identical `GET` requests in flight at the same time once: every
+/// caller gets the one response, or its error.
+///
+/// Requests are identical when their method, URL and the values of ``keyFields`` are; by
+/// default those fields are the ones that change what a server answers or whom it answers
+/// (`Accept`, `Accept-Encoding`, `Accept-Language`, `Authorization`, `Cookie`), so two users'
+/// requests are never shared. Only `GET` requests without a body whose caller reads the whole
+/// body at once (``Client/send(_:options:)``) are shared; the body is held in memory up to the
+/// first caller's ``TransportOptions/responseBufferLimit`` and each caller gets it whole.
+/// Everything else goes straight through.
+///
+/// A caller that cancels leaves the others waiting; when the last one cancels, the request is
+/// cancelled. Each caller's timeout holds for that caller alone: the shared request itself
+/// runs without a deadline for as long as one caller still waits.
+///
+/// ```swift
+/// let client = Client(baseURL: baseURL, transport: CoalescingTransport(wrapping: URLSessionTransport()))
+/// async let first = client.send(.get("config"))
+/// async let second = client.send(.get("config"))  // the same request, sent once
+/// _ = try await (first, second)
+/// ```
+public final class CoalescingTransport: ClientTransport {
+    /// The transport that sends the requests.
+    public let base: any ClientTransport
+    /// The header fields whose values belong to a request's identity, besides its method and URL.
+    public let keyFields: [HTTPFieldName]
+
+    /// The default ``keyFields``.
+    public static let defaultKeyFields: [HTTPFieldName] = [
+        .accept, .acceptEncoding, .acceptLanguage, .authorization, .cookie,
+    ]
+
+    private let flights = Locked<[String: Flight]>([:])
+
+    /// Creates the transport.
+    /// - Parameters:
+    ///   - base: The transport that sends the requests.
+    ///   - keyFields: The fields that make two requests different; ``defaultKeyFields`` by default.
+    public init(wrapping base: any ClientTransport, keyFields: [HTTPFieldName] = CoalescingTransport.defaultKeyFields) {
+        self.base = base
+        self.keyFields = keyFields
+    }
+
+    /// Sends `request`, or waits for an identical one already in flight.
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - options: The transport options; a shared request runs without their deadline.
+    /// - Returns: The response, its body whole when it was shared.
+    /// - Throws: The shared request's error, `CancellationError` when this caller was
+    ///   cancelled, or whatever the wrapped transport throws.
+    public func send(_ request: HTTPRequest, options: TransportOptions) async throws -> TransportResponse {
+        guard request.method == .get, request.body == nil, options.awaitsWholeBody else {
+            return try await base.send(request, options: options)
+        }
+        try Task.checkCancellation()
+        let key = identity(of: request)
+        let (flight, waiter) = flights.withLock { table in
+            if let flight = table[key] { return (flight, flight.join()) }
+            var shared = options
+            shared.deadline = nil
+            let flight = Flight(base: base, request: request, options: shared) { [self] flight in
+                flights.withLock { if $0[key] === flight { $0[key] = nil } }
+            }
+            table[key] = flight
+            return (flight, flight.join())
+        }
+        flight.start()
+        let shared = try await withTaskCancellationHandler {
+            try await flight.wait(waiter)
+        } onCancel: {
+            flight.leave(waiter)
+        }
+        return TransportResponse(
+            head: shared.head, body: shared.body.map { HTTPBody($0) }, bytesSent: shared.bytesSent)
+    }
+
+    /// The method, URL and key fields of `request`.
+    func identity(of request: HTTPRequest) -> String {
+        var key = "\(request.method) \(request.url.absoluteString)"
+        for name in keyFields {
+            key += "\n\(name.canonicalName): " + request.headerFields[values: name].joined(separator: ", ")
+        }
+        return key
+    }
+}
+
+/// One shared request and the callers waiting for it.
+final class Flight: Sendable {
+    /// What every caller gets.
+    struct Shared: Sendable {
+        let head: HTTPResponse
+        let body: Data?
+        let bytesSent: Int64?
+    }
+
+    private struct State {
+        var task: Task<Void, Never>?
+        var waiters: [UInt64: CheckedContinuation<Shared, any Error>] = [:]
+        /// Callers that joined and have not been answered or left.
+        var members: Set<UInt64> = []
+        var nextID: UInt64 = 0
+        var outcome: Result<Shared, any Error>?
+        var started = false
+    }
+
+    private let state = Locked(State())
+    private let base: any ClientTransport
+    private let request: HTTPRequest
+    private let options: TransportOptions
+    private let ended: @Sendable (Flight) -> Void
+
+    init(
+        base: any ClientTransport, request: HTTPRequest, options: TransportOptions,
+        ended: @escaping @Sendable (Flight) -> Void
+    ) {
+        self.base = base
+        self.request = request
+        self.options = options
+        self.ended = ended
+    }
+
+    /// A new caller's number.
+    func join() -> UInt64 {
+        state.withLock { state in
+            state.nextID += 1
+            state.members.insert(state.nextID)
+            return state.nextID
+        }
+    }
+
+    /// Starts the request, once.
+    func start() {
+        let starts = state.withLock { state in
+            defer { state.started = true }
+            return !state.started
+        }
+        guard starts else { return }
+        let task = Task { [self] in
+            let outcome: Result<Shared, any Error>
+            do {
+                let response = try await base.send(request, options: options)
+                let body = try await response.body?.collect(upTo: options.responseBufferLimit)
+                outcome = .success(Shared(head: response.head, body: body, bytesSent: response.bytesSent))
+            } catch let error as HTTPCoreError where error.code == .bodyTooLarge {
+                outcome = .failure(
+                    ClientError(
+                        .responseTooLarge,
+                        "the shared response body exceeds the buffering limit of \(options.responseBufferLimit) bytes",
+                        request: request, underlying: error))
+            } catch {
+                outcome = .failure(error)
+            }
+            finish(outcome)
+        }
+        state.withLock { $0.task = task }
+    }
+
+    /// The shared response, for caller `id`.
+    func wait(_ id: UInt64) async throws -> Shared {
+        try await withCheckedThrowingContinuation { continuation in
+            let ready: Result<Shared, any Error>? = state.withLock { state in
+                guard state.members.contains(id) else { return .failure(CancellationError()) }
+                if let outcome = state.outcome {
+                    state.members.remove(id)
+                    return outcome
+                }
+                state.waiters[id] = continuation
+                return nil
+            }
+            if let ready { continuation.resume(with: ready) }
+        }
+    }
+
+    /// Caller `id` was cancelled: it gets `CancellationError`; the last one to leave cancels
+    /// the request.
+    func leave(_ id: UInt64) {
+        let (waiter, task): (CheckedContinuation<Shared, any Error>?, Task<Void, Never>?) = state.withLock { state in
+            guard state.members.remove(id) != nil else { return (nil, nil) }
+            let waiter = state.waiters.removeValue(forKey: id)
+            let last = state.members.isEmpty && state.outcome == nil
+            return (waiter, last ? state.task : nil)
+        }
+        waiter?.resume(throwing: CancellationError())
+        if let task {
+            ended(self)
+            task.cancel()
+        }
+    }
+
+    private func finish(_ outcome: Result<Shared, any Error>) {
+        ended(self)
+        // Callers that joined but wait only later find the outcome in `wait`.
+        let waiters = state.withLock { state in
+            state.outcome = outcome
+            for id in state.waiters.keys { state.members.remove(id) }
+            defer { state.waiters = [:] }
+            return Array(state.waiters.values)
+        }
+        for waiter in waiters { waiter.resume(with: outcome) }
+    }
+}

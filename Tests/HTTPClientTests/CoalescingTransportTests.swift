@@ -1,0 +1,120 @@
+import Foundation
+import HTTPCore
+import TestSupport
+import Testing
+
+@testable import HTTPClient
+
+@Suite("Coalescing identical GETs")
+struct CoalescingTransportTests {
+    @Test("20 concurrent identical GETs make one server hit, and every caller gets the body")
+    func twentyCallersOneHit() async throws {
+        let fault = try TestServers.faultServer()
+        let client = Client(baseURL: fault, transport: CoalescingTransport(wrapping: URLSessionTransport()))
+        let key = "coalesce-\(UUID().uuidString)"
+        let bodies = try await withThrowingTaskGroup(of: Data.self) { group in
+            for _ in 0..<20 {
+                group.addTask { try await client.send(.get("delay?seconds=0.5&key=\(key)")).body }
+            }
+            return try await group.reduce(into: [Data]()) { $0.append($1) }
+        }
+        #expect(bodies.count == 20)
+        #expect(Set(bodies).count == 1)
+        let count = try JSONSerialization.jsonObject(with: try await client.send(.get("count?key=\(key)")).body)
+        #expect((count as? [String: Any])?["count"] as? Int == 1)
+    }
+
+    @Test("different key fields (another user's Authorization) are not shared; POSTs and streams pass through")
+    func identity() async throws {
+        let stub = StubTransport(fallback: .status(.ok, body: Data("x".utf8), delay: .milliseconds(200)))
+        let client = Client(
+            baseURL: URL(string: "https://api.example.com")!, transport: CoalescingTransport(wrapping: stub))
+        async let a = client.send(.get("me").header(.authorization, "Bearer alice"))
+        async let b = client.send(.get("me").header(.authorization, "Bearer bob"))
+        async let c = client.send(.get("me").header(.authorization, "Bearer alice"))
+        async let d = client.send(.post("me"))
+        async let e = client.send(.post("me"))
+        _ = try await (a, b, c, d, e)
+        #expect(stub.requests.count == 4)
+        let streamed = try await client.stream(.get("me"))
+        for try await _ in streamed.body {}
+        #expect(stub.requests.count == 5)
+    }
+
+    @Test("every caller gets the shared error")
+    func sharedError() async throws {
+        let stub = StubTransport(
+            fallback: .failure(
+                ClientError(.connectionLost, "reset", request: HTTPRequest(url: URL(string: "https://x.example")!)),
+                delay: .milliseconds(100)))
+        let client = Client(
+            baseURL: URL(string: "https://api.example.com")!, transport: CoalescingTransport(wrapping: stub),
+            retry: .none)
+        let codes = await withTaskGroup(of: ClientError.Code?.self) { group in
+            for _ in 0..<5 {
+                group.addTask {
+                    do {
+                        _ = try await client.send(.get("flaky"))
+                        return nil
+                    } catch { return (error as? ClientError)?.code }
+                }
+            }
+            return await group.reduce(into: [ClientError.Code?]()) { $0.append($1) }
+        }
+        #expect(codes == Array(repeating: .connectionLost, count: 5))
+        #expect(stub.requests.count == 1)
+    }
+
+    @Test("a caller that cancels does not cancel the others; the last one to cancel does")
+    func cancellation() async throws {
+        let fault = try TestServers.faultServer()
+        let client = Client(baseURL: fault, transport: CoalescingTransport(wrapping: URLSessionTransport()))
+        let key = "coalesce-cancel-\(UUID().uuidString)"
+        let first = Task { try await client.send(.get("delay?seconds=0.6&key=\(key)")) }
+        try await Task.sleep(for: .milliseconds(50))
+        let second = Task { try await client.send(.get("delay?seconds=0.6&key=\(key)")) }
+        try await Task.sleep(for: .milliseconds(50))
+        first.cancel()
+        if case .failure(let error as ClientError) = await first.result {
+            #expect(error.code == .cancelled)
+        } else {
+            Issue.record("the cancelled caller got a response")
+        }
+        #expect(try await second.value.status == .ok)
+
+        // Both leave: the shared request is cancelled, and a new caller starts a new one.
+        let stub = StubTransport(fallback: .status(.ok, delay: .seconds(30)))
+        let stubbed = Client(
+            baseURL: URL(string: "https://api.example.com")!, transport: CoalescingTransport(wrapping: stub))
+        let one = Task { try await stubbed.send(.get("slow")) }
+        let two = Task { try await stubbed.send(.get("slow")) }
+        try await Task.sleep(for: .milliseconds(100))
+        let clock = ContinuousClock()
+        let start = clock.now
+        one.cancel()
+        two.cancel()
+        _ = await (one.result, two.result)
+        #expect(clock.now - start < .seconds(5))
+        #expect(stub.requests.count == 1)
+        stub.enqueue(.status(.ok))
+        #expect(try await stubbed.send(.get("slow")).status == .ok)
+        #expect(stub.requests.count == 2)
+    }
+
+    @Test("each caller's own timeout holds for it alone")
+    func ownTimeouts() async throws {
+        let stub = StubTransport(fallback: .status(.ok, delay: .milliseconds(600)))
+        let client = Client(
+            baseURL: URL(string: "https://api.example.com")!, transport: CoalescingTransport(wrapping: stub),
+            retry: .none)
+        let impatient = Task { try await client.send(.get("x").timeout(.milliseconds(150))) }
+        let patient = Task { try await client.send(.get("x").timeout(.seconds(10))) }
+        if case .failure(let error as ClientError) = await impatient.result {
+            #expect(error.code == .timedOut)
+        } else {
+            Issue.record("expected a timeout")
+        }
+        #expect(try await patient.value.status == .ok)
+        #expect(stub.requests.count == 1)
+    }
+}
