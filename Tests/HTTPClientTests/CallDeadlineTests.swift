@@ -40,9 +40,11 @@ struct CallDeadlineTests {
         #expect(error?.code == .timedOut)
         #expect(elapsed < .milliseconds(400), "took \(elapsed)")
         #expect(elapsed >= .milliseconds(290))
-        // Attempt 1 timed out at 200 ms and was retried; attempt 2 was cut by the deadline.
-        #expect(error?.attempts.count == 2)
-        #expect(error?.message.contains("after 2 attempts") == true)
+        // Attempt 1 timed out at 200 ms and was retried; attempt 2 was cut by the deadline
+        // (on a starved machine attempt 1 may start late and be cut by it already).
+        let attempts = error?.attempts.count ?? 0
+        #expect(attempts >= 1 && attempts <= 2)
+        #expect(error?.message.contains("after \(attempts) attempt") == true)
         #expect(error?.message.contains("deadline") == true)
         #expect(error?.attempts.allSatisfy { $0.failure == "timedOut" } == true)
     }
@@ -98,7 +100,8 @@ struct CallDeadlineTests {
         let error = await #expect(throws: ClientError.self) {
             _ = try await client.send(.get("me").deadline(.milliseconds(300)))
         }
-        #expect(clock.now - start < .seconds(5))
+        // A hang guard (the attempt's timeout is 60 s); the message says what ended it.
+        #expect(clock.now - start < .seconds(30))
         #expect(error?.code == .timedOut)
         #expect(error?.message.contains("while the interceptors prepared attempt 1") == true)
         #expect(stub.requests.isEmpty)

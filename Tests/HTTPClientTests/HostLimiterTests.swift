@@ -31,50 +31,81 @@ struct HostLimiterTests {
         #expect(stats["max"] as? Int == 4)
     }
 
+    /// A stub whose replies to `path` wait until the gate opens.
+    static func gatedStub(_ path: String) -> (StubTransport, AsyncStream<Void>.Continuation) {
+        let (gate, open) = AsyncStream<Void>.makeStream()
+        let stub = StubTransport(fallback: .status(.ok))
+        stub.on(
+            .path(path),
+            reply: .handler { _ in
+                for await _ in gate { break }
+                return .status(.ok)
+            })
+        return (stub, open)
+    }
+
+    /// Waits until `count` requests wait in `limiter`'s line for `url`'s host.
+    static func waitUntilQueued(_ limiter: HostLimiter, _ url: URL, _ count: Int) async throws {
+        let end = ContinuousClock.now + .seconds(60)
+        while limiter.waiting(for: url) < count {
+            guard ContinuousClock.now < end else {
+                Issue.record("\(count) requests never queued")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+    }
+
     @Test("waiters start in the order they came, and the wait is in the metrics and events")
     func firstComeFirstServed() async throws {
-        let stub = StubTransport(fallback: .status(.ok, delay: .milliseconds(30)))
+        let (stub, open) = Self.gatedStub("/hold")
+        let base = URL(string: "https://api.example.com")!
+        let limiter = HostLimiter(wrapping: stub, maxConcurrentPerHost: 1)
         let events = Locked<[String]>([])
         let client = Client(
-            baseURL: URL(string: "https://api.example.com")!,
-            transport: HostLimiter(wrapping: stub, maxConcurrentPerHost: 1),
+            baseURL: base, transport: limiter,
             observers: [EventObserver { event in events.withLock { $0.append(event.description) } }])
+        let holder = Task { try await client.send(.get("hold")) }
+        try await Self.waitUntilQueued(limiter, base, 0)
+        while stub.requests.isEmpty { try await Task.sleep(for: .milliseconds(2)) }
         var tasks: [Task<ClientResponse<Data>, any Error>] = []
-        for index in 0..<6 {
+        for index in 0..<5 {
             tasks.append(Task { try await client.send(.get("item/\(index)")) })
-            // Each is queued before the next is made.
-            try await Task.sleep(for: .milliseconds(5))
+            try await Self.waitUntilQueued(limiter, base, index + 1)
         }
+        try await Task.sleep(for: .milliseconds(50))
+        open.yield()
+        _ = try await holder.value
         var queued: [Duration] = []
         for task in tasks { queued.append(try await task.value.metrics.queued) }
-        #expect(stub.requests.map(\.url.lastPathComponent) == (0..<6).map(String.init))
-        #expect(queued.last! >= .milliseconds(100))
+        #expect(stub.requests.map(\.url.lastPathComponent) == ["hold"] + (0..<5).map(String.init))
+        #expect(queued.allSatisfy { $0 >= .milliseconds(50) })
         try await Task.sleep(for: .milliseconds(200))
-        #expect(events.withLock { $0 }.contains { $0.contains("queued") && $0.contains("item/5") })
+        #expect(events.withLock { $0 }.contains { $0.contains("queued") && $0.contains("item/4") })
     }
 
     @Test("a request cancelled while it waits leaves the queue at once; the one behind it goes next")
     func cancelWhileWaiting() async throws {
-        let stub = StubTransport(fallback: .status(.ok, delay: .milliseconds(300)))
-        let client = Client(
-            baseURL: URL(string: "https://api.example.com")!,
-            transport: HostLimiter(wrapping: stub, maxConcurrentPerHost: 1))
+        let (stub, open) = Self.gatedStub("/first")
+        let base = URL(string: "https://api.example.com")!
+        let limiter = HostLimiter(wrapping: stub, maxConcurrentPerHost: 1)
+        let client = Client(baseURL: base, transport: limiter)
         let first = Task { try await client.send(.get("first")) }
-        try await Task.sleep(for: .milliseconds(50))
+        while stub.requests.isEmpty { try await Task.sleep(for: .milliseconds(2)) }
         let cancelled = Task { try await client.send(.get("cancelled")) }
-        try await Task.sleep(for: .milliseconds(20))
+        try await Self.waitUntilQueued(limiter, base, 1)
         let third = Task { try await client.send(.get("third")) }
-        try await Task.sleep(for: .milliseconds(20))
-        let clock = ContinuousClock()
-        let start = clock.now
+        try await Self.waitUntilQueued(limiter, base, 2)
         cancelled.cancel()
-        let result = await cancelled.result
-        #expect(clock.now - start < .milliseconds(200))
-        if case .failure(let error as ClientError) = result {
+        if case .failure(let error as ClientError) = await cancelled.result {
             #expect(error.code == .cancelled)
         } else {
-            Issue.record("expected cancelled, got \(result)")
+            Issue.record("expected the waiting request to be cancelled")
         }
+        // It left the line at once: only the third waits now, while the first still holds.
+        #expect(limiter.waiting(for: base) == 1)
+        #expect(stub.requests.count == 1)
+        open.yield()
         _ = try await first.value
         _ = try await third.value
         #expect(stub.requests.map(\.url.lastPathComponent) == ["first", "third"])
@@ -96,7 +127,8 @@ struct HostLimiterTests {
         // Two at once, then one every 200 ms: the sixth at 0.8 s at the earliest.
         #expect(finished[1] < .milliseconds(150))
         #expect(finished[5] >= .milliseconds(780))
-        #expect(finished[5] < .seconds(10))
+        // A hang guard, not a speed claim.
+        #expect(finished[5] < .seconds(60))
     }
 
     @Test("a 429 with Retry-After pauses its host (when asked), not the others")
@@ -124,20 +156,35 @@ struct HostLimiterTests {
 
     @Test("a streamed body holds its place until it is read to the end")
     func streamHoldsItsPlace() async throws {
-        let fault = try TestServers.faultServer()
-        let client = Client(
-            baseURL: fault, transport: HostLimiter(wrapping: URLSessionTransport(), maxConcurrentPerHost: 1))
-        let stream = try await client.stream(.get("slow?bytes=2&chunks=2&interval=0.3"))
-        let clock = ContinuousClock()
-        let start = clock.now
-        async let next = client.send(.get("bytes?n=3"))
+        let (chunks, feed) = AsyncThrowingStream<Data, any Error>.makeStream()
+        let stub = StubTransport(fallback: .status(.ok))
+        let base = URL(string: "https://api.example.com")!
+        let limiter = HostLimiter(wrapping: StreamingBodyTransport(stub: stub, chunks: chunks), maxConcurrentPerHost: 1)
+        let client = Client(baseURL: base, transport: limiter)
+        let stream = try await client.stream(.get("feed"))
+        let next = Task { try await client.send(.get("next")) }
+        try await Self.waitUntilQueued(limiter, base, 1)
+        try await Task.sleep(for: .milliseconds(100))
+        // The stream still holds the only place.
+        #expect(limiter.waiting(for: base) == 1)
+        feed.yield(Data("ab".utf8))
+        feed.finish()
         var received = 0
         for try await chunk in stream.body { received += chunk.count }
-        let response = try await next
+        let response = try await next.value
         #expect(received == 2)
-        #expect(response.body.count == 3)
-        // The second request waited for the stream's end.
-        #expect(clock.now - start >= .milliseconds(250))
-        #expect(response.metrics.queued >= .milliseconds(200))
+        #expect(response.metrics.queued >= .milliseconds(100))
+    }
+}
+
+/// A transport whose response to `/feed` streams the given chunks, and to anything else
+/// answers as the stub does.
+private struct StreamingBodyTransport: ClientTransport {
+    let stub: StubTransport
+    let chunks: AsyncThrowingStream<Data, any Error>
+
+    func send(_ request: HTTPRequest, options: TransportOptions) async throws -> TransportResponse {
+        guard request.url.path == "/feed" else { return try await stub.send(request, options: options) }
+        return TransportResponse(head: HTTPResponse(status: .ok), body: HTTPBody(stream: chunks, length: .unknown))
     }
 }

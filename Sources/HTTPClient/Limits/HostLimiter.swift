@@ -264,6 +264,11 @@ public final class HostLimiter: ClientTransport {
         }
     }
 
+    /// How many requests to `url`'s host wait in line (for tests).
+    func waiting(for url: URL) -> Int {
+        hosts.withLock { $0[Self.hostKey(url)]?.waiters.count ?? 0 }
+    }
+
     static func hostKey(_ url: URL) -> String {
         let scheme = url.scheme?.lowercased() ?? ""
         let port = url.port ?? (scheme == "https" ? 443 : 80)
