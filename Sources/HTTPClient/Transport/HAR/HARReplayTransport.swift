@@ -21,7 +21,8 @@ import HTTPCore
 /// decoded: `Content-Encoding` and `Transfer-Encoding` are dropped and `Content-Length` is
 /// the length served. Pseudo-header fields (`:status`) and fields that are not valid HTTP
 /// are skipped. A request nothing matches fails with ``ClientError/Code/noRecordedResponse``,
-/// naming the request and the nearest recorded one; the network is never used.
+/// naming the request and the nearest recorded one (the same method and host first, then the
+/// closest path, then the closest URL); the network is never used.
 ///
 /// ```swift
 /// let replay = try HARReplayTransport(contentsOf: harFile)
@@ -147,14 +148,16 @@ public final class HARReplayTransport: ClientTransport {
     }
 
     /// Names the unmatched request and the nearest recorded one: the same method and host
-    /// first, then the URL fewest edits away.
+    /// first, then the path fewest edits away, then the whole URL fewest edits away.
     private func unmatchedMessage(method: String, url: String) -> String {
         let request = "\(method) \(url)"
         guard !keys.isEmpty else { return "no recorded response for \(request): the HAR file holds no requests" }
-        let host = URLComponents(string: url)?.host
+        let components = URLComponents(string: url)
+        let host = components?.host
+        let path = components?.percentEncodedPath ?? url
         let nearest = keys.min { lhs, rhs in
-            Self.distance(lhs, method: method, url: url, host: host)
-                < Self.distance(rhs, method: method, url: url, host: host)
+            Self.distance(lhs, method: method, url: url, host: host, path: path)
+                < Self.distance(rhs, method: method, url: url, host: host, path: path)
         }
         guard let nearest else { return "no recorded response for \(request)" }
         var message =
@@ -163,11 +166,15 @@ public final class HARReplayTransport: ClientTransport {
         return message
     }
 
+    /// How far a recorded request is from the unmatched one: method, host, then the edits
+    /// between the paths and between the whole URLs, compared in that order.
     private static func distance(
-        _ key: (method: String, url: String), method: String, url: String, host: String?
-    ) -> (Int, Int, Int) {
-        (
-            key.method == method ? 0 : 1, URLComponents(string: key.url)?.host == host ? 0 : 1,
+        _ key: (method: String, url: String), method: String, url: String, host: String?, path: String
+    ) -> (Int, Int, Int, Int) {
+        let recorded = URLComponents(string: key.url)
+        return (
+            key.method == method ? 0 : 1, recorded?.host == host ? 0 : 1,
+            editDistance(Array((recorded?.percentEncodedPath ?? key.url).utf8), Array(path.utf8)),
             editDistance(Array(key.url.utf8), Array(url.utf8))
         )
     }
