@@ -45,6 +45,35 @@ struct GuidesSnippetTests {
         #expect(printed == ["Sample Slide Show", "true"])
     }
 
+    @Test("testing: recording a session as HAR and replaying it without a server")
+    func testingHAR() async throws {
+        let baseURL = try TestServers.httpbin()
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let recorder = HARRecorder(wrapping: URLSessionTransport(), redacting: [try HTTPFieldName("X-Api-Key")])
+        let live = Client(baseURL: baseURL, transport: recorder)
+        let shown = try await live.send(.get("json"))
+        let harFile = FileManager.default.temporaryDirectory.appendingPathComponent("heron-guide.har")
+        try recorder.write(to: harFile)
+
+        // Later, with no server: the same requests get the recorded answers.
+        let offline = Client(baseURL: baseURL, transport: try HARReplayTransport(contentsOf: harFile))
+        let again = try await offline.send(.get("json"))
+        print(again.status, again.body == shown.body)  // 200 OK true
+        do {
+            _ = try await offline.send(.get("xml"))
+        } catch let error as ClientError where error.code == .noRecordedResponse {
+            print(error.message)  // no recorded response for GET …/xml; the nearest recorded request is GET …/json
+        }
+
+        #expect(printed.count == 2)
+        #expect(printed.first == "200 OK true")
+        #expect(
+            printed.last
+                == "no recorded response for GET \(baseURL)/xml; the nearest recorded request is GET \(baseURL)/json")
+    }
+
     @Test("testing: scripted replies, simulated failures, endpoints without a client")
     func testing() async throws {
         var printed: [String] = []
