@@ -66,6 +66,8 @@ struct HARTests {
         #expect(live.redirectedURL == "/get")
         #expect(live.streamedIDs == [0, 1, 2])
         #expect(recorder.entries.map(\.response.status) == [200, 200, 404, 302, 200, 200])
+        #expect(recorder.entries[3].response.redirectURL == "/get")
+        #expect(recorder.entries[3].response.content.comment == nil)
         let streamedEntry = try #require(recorder.entries.last)
         #expect(streamedEntry.response.content.text?.contains(#""id": 2"#) == true)
 
@@ -227,6 +229,21 @@ struct HARTests {
         let replaying = Client(baseURL: try TestServers.faultServer(), transport: replay)
         let again = try await replaying.send(.post("hash").body(HTTPBody("another body")))
         #expect(again.body == upload.body)
+    }
+
+    @Test("a streamed body left unread is noted; one read later is recorded when it ends")
+    func unreadStreamedBody() async throws {
+        let recorder = HARRecorder(wrapping: StubTransport(fallback: .status(.ok, body: Data("streamed".utf8))))
+        let client = Client(baseURL: URL(string: "https://api.example.com")!, transport: recorder)
+        let response = try await client.stream(.get("events"))
+        #expect(recorder.entries.first?.response.content.comment == "the body was not read to its end")
+        #expect(recorder.entries.first?.response.content.text == nil)
+        var received = Data()
+        for try await chunk in response.body { received.append(chunk) }
+        #expect(received == Data("streamed".utf8))
+        #expect(recorder.entries.first?.response.content.comment == nil)
+        #expect(recorder.entries.first?.response.content.text == "streamed")
+        #expect(recorder.entries.first?.response.content.size == 8)
     }
 
     /// A log of a stub session: three GETs of /counter answered 1, 2, 3, and POSTs of /search

@@ -113,7 +113,8 @@ public final class HARRecorder: ClientTransport {
             $0.append(entry)
             return $0.count - 1
         }
-        guard let body = response.body else {
+        // No body, or an empty one (a redirect's, which the client drops unread): done now.
+        guard let body = response.body, body.length != .known(0) else {
             finish(index, kept: Data(), size: 0, note: nil, receive: 0)
             return response
         }
@@ -149,7 +150,7 @@ public final class HARRecorder: ClientTransport {
             }
             entry.response.bodySize = encoded ? -1 : size
             entry.timings.receive = receive
-            entry.time = entry.timings.send + entry.timings.wait + receive
+            entry.time = ((entry.timings.send + entry.timings.wait + receive) * 1000).rounded() / 1000
             entries[index] = entry
         }
     }
