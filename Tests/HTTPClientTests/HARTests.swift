@@ -159,6 +159,21 @@ struct HARTests {
         #expect(logo.body.count == 71)
     }
 
+    @Test("a sparse export (no cookies, sizes, timings or statusText; a pseudo-header) replays")
+    func sparseExportReplays() async throws {
+        let har = #"""
+            {"log": {"creator": {"name": "a script"}, "entries": [{
+              "request": {"method": "get", "url": "HTTP://Example.com:80"},
+              "response": {"status": 204, "headers": [{"name": ":status", "value": "204"}, {"name": "X-Id"}]},
+              "_custom": {"any": ["thing"]}}]}}
+            """#
+        let client = Client(transport: try HARReplayTransport(data: Data(har.utf8)))
+        let response = try await client.send(.get("http://example.com/"))
+        #expect(response.status == .noContent)
+        #expect(response.headerFields.map(\.name.rawName) == ["X-Id"])
+        #expect(response.body.isEmpty)
+    }
+
     @Test("credentials, cookies, chosen fields and URL secrets are absent from the file")
     func redaction() async throws {
         let stub = StubTransport(

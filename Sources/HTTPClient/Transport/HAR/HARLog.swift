@@ -31,6 +31,17 @@ public struct HARLog: Codable, Sendable {
         self.comment = comment
     }
 
+    /// Reads a log, an absent `version` taken as `1.2` and absent `entries` as none.
+    /// - Parameter decoder: The decoder.
+    /// - Throws: `DecodingError` when `creator` is missing or a field is mistyped.
+    public init(from decoder: any Decoder) throws {
+        let values = try decoder.container(keyedBy: CodingKeys.self)
+        version = try values.decodeIfPresent(String.self, forKey: .version) ?? "1.2"
+        creator = try values.decode(Creator.self, forKey: .creator)
+        entries = try values.decodeIfPresent([Entry].self, forKey: .entries) ?? []
+        comment = try values.decodeIfPresent(String.self, forKey: .comment)
+    }
+
     /// Reads the `log` of a HAR file.
     /// - Parameter data: The file's JSON, an object with a `log` member.
     /// - Throws: `DecodingError` when it is not JSON of that shape.
@@ -66,6 +77,16 @@ public struct HARLog: Codable, Sendable {
             self.name = name
             self.version = version
             self.comment = comment
+        }
+
+        /// Reads a creator, an absent `version` taken as empty.
+        /// - Parameter decoder: The decoder.
+        /// - Throws: `DecodingError` when `name` is missing or a field is mistyped.
+        public init(from decoder: any Decoder) throws {
+            let values = try decoder.container(keyedBy: CodingKeys.self)
+            name = try values.decode(String.self, forKey: .name)
+            version = try values.decodeIfPresent(String.self, forKey: .version) ?? ""
+            comment = try values.decodeIfPresent(String.self, forKey: .comment)
         }
     }
 
@@ -245,6 +266,16 @@ public struct HARLog: Codable, Sendable {
             self.name = name
             self.value = value
         }
+
+        /// Reads a field or parameter, an absent `value` taken as empty.
+        /// - Parameter decoder: The decoder.
+        /// - Throws: `DecodingError` when `name` is missing or a field is mistyped.
+        public init(from decoder: any Decoder) throws {
+            let values = try decoder.container(keyedBy: CodingKeys.self)
+            name = try values.decode(String.self, forKey: .name)
+            value = try values.decodeIfPresent(String.self, forKey: .value) ?? ""
+            comment = try values.decodeIfPresent(String.self, forKey: .comment)
+        }
     }
 
     /// A cookie a request sent or a response set.
@@ -269,6 +300,21 @@ public struct HARLog: Codable, Sendable {
         init(name: String, value: String) {
             self.name = name
             self.value = value
+        }
+
+        /// Reads a cookie, an absent `value` taken as empty.
+        /// - Parameter decoder: The decoder.
+        /// - Throws: `DecodingError` when `name` is missing or a field is mistyped.
+        public init(from decoder: any Decoder) throws {
+            let values = try decoder.container(keyedBy: CodingKeys.self)
+            name = try values.decode(String.self, forKey: .name)
+            value = try values.decodeIfPresent(String.self, forKey: .value) ?? ""
+            path = try values.decodeIfPresent(String.self, forKey: .path)
+            domain = try values.decodeIfPresent(String.self, forKey: .domain)
+            expires = try values.decodeIfPresent(String.self, forKey: .expires)
+            httpOnly = try values.decodeIfPresent(Bool.self, forKey: .httpOnly)
+            secure = try values.decodeIfPresent(Bool.self, forKey: .secure)
+            comment = try values.decodeIfPresent(String.self, forKey: .comment)
         }
     }
 
@@ -392,6 +438,21 @@ public struct HARLog: Codable, Sendable {
             self.send = send
             self.wait = wait
             self.receive = receive
+        }
+
+        /// Reads timings, an absent `send`, `wait` or `receive` taken as 0.
+        /// - Parameter decoder: The decoder.
+        /// - Throws: `DecodingError` when a field is mistyped.
+        public init(from decoder: any Decoder) throws {
+            let values = try decoder.container(keyedBy: CodingKeys.self)
+            blocked = try values.decodeIfPresent(Double.self, forKey: .blocked)
+            dns = try values.decodeIfPresent(Double.self, forKey: .dns)
+            connect = try values.decodeIfPresent(Double.self, forKey: .connect)
+            send = try values.decodeIfPresent(Double.self, forKey: .send) ?? 0
+            wait = try values.decodeIfPresent(Double.self, forKey: .wait) ?? 0
+            receive = try values.decodeIfPresent(Double.self, forKey: .receive) ?? 0
+            ssl = try values.decodeIfPresent(Double.self, forKey: .ssl)
+            comment = try values.decodeIfPresent(String.self, forKey: .comment)
         }
     }
 
