@@ -3,7 +3,7 @@
 //
 //   apt-get install -y nginx      # once: a loopback server fast enough to measure a client
 //   scripts/with-servers swift run -c release --package-path Benchmarks ClientBenchmark \
-//       [rounds] [requests|uploads|all|overhead] [MiB]
+//       [rounds] [requests|limits|uploads|all|overhead] [MiB]
 //
 // (1) requests/s of small GETs: Client (3 interceptors, 1 observer, the default retry
 //     stack) vs `URLSession.data(for:)`, sequential and 32 concurrent; target >= 95% of raw.
@@ -11,6 +11,9 @@
 //     Also measured, to show where the client's cost goes: the transport alone, the transport
 //     given the idle timeout and deadline the client passes, the client without its
 //     observer, and a bare client (no interceptors, no observer).
+// (1b) `limits`: small GETs 32 at a time through the client over a HostLimiter (a limit
+//     that never binds) and over a CoalescingTransport (each request its own URL), against
+//     the same client over URLSessionTransport alone; target >= 97% of it.
 // (2) a MiB-sized (default 1024) body uploaded from a stream and from a file through the
 //     Client vs raw URLSession's `httpBodyStream` and `uploadTask(fromFile:)`; target >= 90%
 //     of raw for each, peak RSS (VmHWM, reset through /proc/self/clear_refs before each
@@ -70,6 +73,20 @@ final class CountingObserver: ClientObserver, @unchecked Sendable {
 
     func receive(_ event: ClientEvent) async {
         if case .finished = event.kind { lock.withLock { finished += 1 } }
+    }
+}
+
+/// Numbers requests, so that each has a URL of its own.
+final class RequestNumbers: @unchecked Sendable {
+    // Invariant: `last` is only touched under `lock`.
+    private let lock = NSLock()
+    private var last = 0
+
+    func next() -> Int {
+        lock.withLock {
+            last += 1
+            return last
+        }
     }
 }
 
@@ -186,6 +203,59 @@ if which == "all" || which == "requests" {
                 ratio: Measure.median(zip(rates[index], rates[0]).map { $0 / $1 }),
                 bar: variants[index].name == "Heron Client" ? .atLeast(0.95) : nil)
         }
+    }
+}
+
+// MARK: (1b) per-host limits and coalescing
+
+if which == "all" || which == "limits" {
+    // The same client over URLSessionTransport, over a HostLimiter whose limit (64 per host)
+    // never binds 32 calls, and over a CoalescingTransport, every request for its own URL
+    // (nothing to coalesce): what the wrappers' bookkeeping costs, 32 calls at a time.
+    let plain = try makeClient()
+    let limited = try makeClient(transport: HostLimiter(wrapping: URLSessionTransport(), maxConcurrentPerHost: 64))
+    let coalescing = try makeClient(transport: CoalescingTransport(wrapping: URLSessionTransport()))
+    let counter = RequestNumbers()
+    @Sendable func nextRequest() -> HTTPRequest {
+        HTTPRequest(url: smallURL.appending(queryItems: [URLQueryItem(name: "n", value: String(counter.next()))]))
+    }
+    let variants: [(name: String, client: Client)] = [
+        ("Heron Client", plain), ("Heron Client over HostLimiter", limited),
+        ("Heron Client over CoalescingTransport", coalescing),
+    ]
+    let batches = Report.quick ? 2 : 20
+    let batch = nginx == nil ? 64 : 320
+    func seconds(_ client: Client) async throws -> Double {
+        let start = DispatchTime.now().uptimeNanoseconds
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<32 {
+                group.addTask { for _ in 0..<(batch / 32) { _ = try await client.send(nextRequest()) } }
+            }
+            try await group.waitForAll()
+        }
+        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    }
+    for variant in variants { _ = try await seconds(variant.client) }
+    var order = SystemRandomNumberGenerator()
+    var rates = [[Double]](repeating: [], count: variants.count)
+    for _ in 0..<rounds {
+        var totals = [Double](repeating: 0, count: variants.count)
+        for _ in 0..<batches {
+            for index in variants.indices.shuffled(using: &order) {
+                totals[index] += try await seconds(variants[index].client)
+            }
+        }
+        for index in variants.indices { rates[index].append(Double(batch * batches) / totals[index]) }
+    }
+    for index in variants.indices.dropFirst() {
+        print(
+            ratioLine(
+                "GET 32 concurrent, \(variants[index].name) / Heron Client", heron: rates[index], raw: rates[0],
+                unit: "req/s", labels: (variants[index].name, "Heron Client")))
+        Report.record(
+            "limits", "GET 32 concurrent: \(variants[index].name) / Heron Client", heron: Measure.median(rates[index]),
+            baseline: Measure.median(rates[0]), unit: "req/s",
+            ratio: Measure.median(zip(rates[index], rates[0]).map { $0 / $1 }), bar: .atLeast(0.97))
     }
 }
 

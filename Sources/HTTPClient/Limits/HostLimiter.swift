@@ -141,12 +141,16 @@ public final class HostLimiter: ClientTransport {
         HostQueue(tokens: Double(rate?.burst ?? 0), refilledAt: now)
     }
 
+    /// Runs `body` on `key`'s queue in place, under the lock (a copy taken out and put back
+    /// would copy its waiters on every change).
+    private func withQueue<Result>(_ key: String, _ body: (inout HostQueue) -> Result) -> Result {
+        hosts.withLock { hosts in body(&hosts[key, default: newQueue(.now)]) }
+    }
+
     /// Takes a place for a request to `key`, waiting in line when the limits say so.
     private func acquire(_ key: String) async throws {
         let now = ContinuousClock.now
-        let started = hosts.withLock { hosts in
-            var queue = hosts[key] ?? newQueue(now)
-            defer { hosts[key] = queue }
+        let started = withQueue(key) { queue in
             guard queue.waiters.isEmpty, mayStart(&queue, now) else { return false }
             take(&queue)
             return true
@@ -158,22 +162,17 @@ public final class HostLimiter: ClientTransport {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let queued: Granted? =
-                    hosts.withLock { hosts -> Granted? in
-                        var queue = hosts[key] ?? newQueue(.now)
-                        defer { hosts[key] = queue }
-                        if queue.cancelledEarly.remove(id) != nil { return nil }
-                        queue.waiters.append((id, continuation))
-                        return grant(&queue, .now)
-                    }
+                let queued: Granted? = withQueue(key) { queue in
+                    if queue.cancelledEarly.remove(id) != nil { return nil }
+                    queue.waiters.append((id, continuation))
+                    return grant(&queue, .now)
+                }
                 guard let queued else { return continuation.resume(throwing: CancellationError()) }
                 for granted in queued.granted { granted.resume() }
                 if let wake = queued.wake { schedule(key, at: wake) }
             }
         } onCancel: {
-            let removed: CheckedContinuation<Void, any Error>? = hosts.withLock { hosts in
-                guard var queue = hosts[key] else { return nil }
-                defer { hosts[key] = queue }
+            let removed: CheckedContinuation<Void, any Error>? = withQueue(key) { queue in
                 guard let index = queue.waiters.firstIndex(where: { $0.id == id }) else {
                     // Not queued yet (or already granted, when the mark is never read).
                     queue.cancelledEarly.insert(id)
@@ -230,9 +229,7 @@ public final class HostLimiter: ClientTransport {
 
     /// Ends a request to `key`: its place goes to the next waiter.
     private func release(_ key: String) {
-        let (granted, wake) = hosts.withLock { hosts -> Granted in
-            guard var queue = hosts[key] else { return ([], nil) }
-            defer { hosts[key] = queue }
+        let (granted, wake) = withQueue(key) { queue in
             queue.inFlight -= 1
             return grant(&queue, .now)
         }
@@ -242,10 +239,8 @@ public final class HostLimiter: ClientTransport {
 
     /// Holds requests to `key` until `until`.
     private func pause(_ key: String, until: ContinuousClock.Instant) {
-        hosts.withLock { hosts in
-            var queue = hosts[key] ?? newQueue(.now)
+        withQueue(key) { queue in
             if queue.pausedUntil.map({ until > $0 }) ?? true { queue.pausedUntil = until }
-            hosts[key] = queue
         }
     }
 
@@ -253,9 +248,7 @@ public final class HostLimiter: ClientTransport {
     private func schedule(_ key: String, at instant: ContinuousClock.Instant) {
         Task { [self] in
             try? await Task.sleep(until: instant, clock: .continuous)
-            let (granted, wake) = hosts.withLock { hosts -> Granted in
-                guard var queue = hosts[key] else { return ([], nil) }
-                defer { hosts[key] = queue }
+            let (granted, wake) = withQueue(key) { queue in
                 if queue.wakeAt == instant { queue.wakeAt = nil }
                 return grant(&queue, .now)
             }
