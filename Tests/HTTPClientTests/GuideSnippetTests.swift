@@ -27,6 +27,27 @@ struct GuideSnippetTests {
         }
     }
 
+    @Test("client guide: deadlines, idempotency keys, limits and coalescing")
+    func deadlinesAndLimits() async throws {
+        let baseURL = try TestServers.httpbin()
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        do {
+            let limited = HostLimiter(wrapping: URLSessionTransport(), maxConcurrentPerHost: 4)
+            let client = Client(
+                baseURL: baseURL, transport: CoalescingTransport(wrapping: limited), interceptors: [IdempotencyKey()],
+                deadline: .seconds(10))
+            let created = try await client.send(.post("anything/orders").body(HTTPBody("{}"), contentType: .json))
+            print(created.request.headerFields[.idempotencyKey] != nil)  // true
+            let quick = try await client.send(.get("delay/1").deadline(.milliseconds(300)))  // throws .timedOut
+            Issue.record("no timeout: \(quick.status)")
+        } catch let error as ClientError {
+            #expect(error.code == .timedOut)
+        }
+        #expect(printed == ["true"])
+    }
+
     @Test("transports guide: using the transport directly")
     func transportDirectly() async throws {
         let baseURL = try TestServers.httpbin()
