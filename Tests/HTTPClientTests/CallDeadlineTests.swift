@@ -77,7 +77,7 @@ struct CallDeadlineTests {
         }
         #expect(clock.now - start < .seconds(1), "the 5 s backoff was started")
         #expect(error?.code == .timedOut)
-        #expect(error?.message.contains("before a retry after 5.0 seconds could start") == true)
+        #expect(error?.message.contains("would pass before a retry after 5.0 seconds could start") == true)
         #expect(error?.response?.status == .serviceUnavailable)
         #expect(error?.attempts.count == 1)
         #expect(stub.requests.count == 1)
@@ -117,5 +117,24 @@ struct CallDeadlineTests {
         #expect(error?.code == .timedOut)
         #expect(error?.message.contains("before attempt 1") == true)
         #expect(stub.requests.isEmpty)
+    }
+
+    @Test("each step gets what is left of the deadline when it starts: a slow prepare shortens the attempt")
+    func stepsShareTheDeadline() async throws {
+        struct SlowPrepare: Interceptor {
+            func prepare(_ request: inout HTTPRequest, context: inout InterceptorContext) async throws {
+                try await Task.sleep(for: .milliseconds(600))
+            }
+        }
+        let stub = StubTransport(fallback: .status(.ok, delay: .seconds(20)))
+        let client = Client(
+            baseURL: URL(string: "https://api.example.com")!, transport: stub, interceptors: [SlowPrepare()],
+            retry: .none)
+        let (elapsed, error) = await Self.bestOfThree {
+            _ = try await client.send(.get("slow").deadline(.milliseconds(1000)))
+        }
+        #expect(error?.code == .timedOut)
+        // The attempt had the 400 ms left, not a fresh second: 1.6 s before the fix.
+        #expect(elapsed < .milliseconds(1400), "took \(elapsed)")
     }
 }

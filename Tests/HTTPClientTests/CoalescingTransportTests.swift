@@ -117,4 +117,21 @@ struct CoalescingTransportTests {
         #expect(try await patient.value.status == .ok)
         #expect(stub.requests.count == 1)
     }
+
+    @Test("requests differing in any field but tracing ids are not shared; range and conditional requests never are")
+    func fieldsInTheIdentity() async throws {
+        let stub = StubTransport(fallback: .status(.ok, body: Data("x".utf8), delay: .milliseconds(200)))
+        let client = Client(
+            baseURL: URL(string: "https://api.example.com")!, transport: CoalescingTransport(wrapping: stub))
+        async let a = client.send(.get("r").header("X-API-Key", "tenant-a").header("traceparent", "00-aa-01-01"))
+        async let b = client.send(.get("r").header("X-API-Key", "tenant-b"))
+        async let c = client.send(.get("r").header("X-API-Key", "tenant-a").header("traceparent", "00-bb-02-01"))
+        async let d = client.send(.get("r").header(.range, "bytes=0-9"))
+        async let e = client.send(.get("r").header(.range, "bytes=0-9"))
+        async let f = client.send(.get("r").header(.ifNoneMatch, "\"v1\""))
+        async let g = client.send(.get("r").header(.ifNoneMatch, "\"v1\""))
+        _ = try await (a, b, c, d, e, f, g)
+        // a and c are one request; b, d, e, f and g each their own.
+        #expect(stub.requests.count == 6)
+    }
 }

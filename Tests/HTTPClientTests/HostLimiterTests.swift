@@ -188,3 +188,47 @@ private struct StreamingBodyTransport: ClientTransport {
         return TransportResponse(head: HTTPResponse(status: .ok), body: HTTPBody(stream: chunks, length: .unknown))
     }
 }
+
+@Suite("Per-host limits: deadlines and bookkeeping")
+struct HostLimiterDeadlineTests {
+    /// A transport that claims to enforce deadlines, as URLSessionTransport does, so the
+    /// client leaves the attempt's deadline to it.
+    struct DeadlineKeeping: ClientTransport {
+        let base: StubTransport
+        var enforcesDeadline: Bool { true }
+        func send(_ request: HTTPRequest, options: TransportOptions) async throws -> TransportResponse {
+            try await base.send(request, options: options)
+        }
+    }
+
+    @Test("a request that waits past its attempt's deadline fails with timedOut and leaves the line")
+    func deadlineWhileWaiting() async throws {
+        let (stub, open) = HostLimiterTests.gatedStub("/hold")
+        let base = URL(string: "https://api.example.com")!
+        let limiter = HostLimiter(wrapping: DeadlineKeeping(base: stub), maxConcurrentPerHost: 1)
+        let client = Client(baseURL: base, transport: limiter, retry: .none)
+        let holder = Task { try await client.send(.get("hold").timeout(.seconds(60))) }
+        while stub.requests.isEmpty { try await Task.sleep(for: .milliseconds(2)) }
+        let error = await #expect(throws: ClientError.self) {
+            _ = try await client.send(.get("waits").timeout(.milliseconds(200)))
+        }
+        #expect(error?.code == .timedOut)
+        #expect(limiter.waiting(for: base) == 0)
+        open.yield()
+        _ = try await holder.value
+        #expect(stub.requests.map(\.url.lastPathComponent) == ["hold"])
+    }
+
+    @Test("a request that never waited reports no wait and no queued event")
+    func noWaitNoEvent() async throws {
+        let events = Locked<[String]>([])
+        let client = Client(
+            baseURL: URL(string: "https://api.example.com")!,
+            transport: HostLimiter(wrapping: StubTransport(fallback: .status(.ok)), maxConcurrentPerHost: 4),
+            observers: [EventObserver { event in events.withLock { $0.append(event.description) } }])
+        let response = try await client.send(.get("free"))
+        #expect(response.metrics.queued == .zero)
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(!events.withLock { $0 }.contains { $0.contains("queued") })
+    }
+}

@@ -116,6 +116,41 @@ struct StreamIdleTimeoutTests {
     }
 }
 
+@Suite("A streamed body read under its idle timeout, cancelled")
+struct StreamIdleCancellationTests {
+    /// A transport whose body is an endless run of chunks, all there at once.
+    struct EndlessBody: ClientTransport {
+        func send(_ request: HTTPRequest, options: TransportOptions) async throws -> TransportResponse {
+            let chunks = AsyncThrowingStream<Data, any Error> { continuation in
+                for _ in 0..<10_000 { continuation.yield(Data("chunk".utf8)) }
+            }
+            return TransportResponse(head: HTTPResponse(status: .ok), body: HTTPBody(stream: chunks, length: .unknown))
+        }
+    }
+
+    @Test("a reader whose task is cancelled gets CancellationError, not more chunks")
+    func cancelledReaderStops() async throws {
+        let client = Client(transport: EndlessBody())
+        let response = try await client.stream(.get("https://endless.test/").idleTimeout(.seconds(30)))
+        let reader = Task {
+            var afterCancel = 0
+            var count = 0
+            do {
+                for try await _ in response.body {
+                    count += 1
+                    if count == 3 { withUnsafeCurrentTask { $0?.cancel() } } else if count > 3 { afterCancel += 1 }
+                }
+                return (afterCancel, false)
+            } catch is CancellationError {
+                return (afterCancel, true)
+            }
+        }
+        let (afterCancel, threw) = try await reader.value
+        #expect(afterCancel == 0)
+        #expect(threw)
+    }
+}
+
 /// A transport whose response body sends one chunk and then nothing, until it is cancelled.
 private struct QuietBodyTransport: ClientTransport {
     let terminated = Locked(false)

@@ -125,15 +125,17 @@ extension Client {
         while true {
             attempt += 1
             context.attempt = attempt
-            // Each attempt (and each interceptor step) ends by the call's deadline at the latest.
-            var timeout = attemptTimeout
-            if let deadline {
+            // Each step (the interceptors' prepare, the attempt, their decide) is bounded by the
+            // attempt's timeout and by what is left of the call's deadline when it starts.
+            func stepTimeout(_ step: @autoclosure () -> String) throws -> Duration? {
+                guard let deadline else { return attemptTimeout }
                 let remaining = deadline - .now
                 guard remaining > .zero else {
-                    throw Self.deadlinePassed(deadline, "before attempt \(attempt)", record: record, request: base)
+                    throw Self.deadlinePassed(deadline, step(), record: record, request: base)
                 }
-                timeout = min(attemptTimeout ?? remaining, remaining)
+                return min(attemptTimeout ?? remaining, remaining)
             }
+            var timeout = try stepTimeout("before attempt \(attempt)")
             let prepared: HTTPRequest
             if interceptors.isEmpty {
                 // The context's request stays the base request it was made with.
@@ -154,6 +156,7 @@ extension Client {
             let prelude = events.take()
             let emitter = events.emitter
 
+            if !interceptors.isEmpty { timeout = try stepTimeout("before attempt \(attempt) was sent") }
             let attemptStart = ContinuousClock.now
             var exchange: Exchange<Mode.Content>?
             let outcome: AttemptOutcome
@@ -201,16 +204,19 @@ extension Client {
             }
 
             let decision: InterceptorDecision
-            do {
-                decision =
-                    interceptors.isEmpty
-                    ? .proceed
-                    : try await decide(outcome, interceptors: interceptors, context: &context, timeout: timeout)
-            } catch let error as ClientError where error.code == .timedOut {
-                guard let deadline, ContinuousClock.now >= deadline else { throw error }
-                throw Self.deadlinePassed(
-                    deadline, "while the interceptors judged attempt \(attempt)", record: record, request: prepared,
-                    underlying: error)
+            if interceptors.isEmpty {
+                decision = .proceed
+            } else {
+                timeout = try stepTimeout("before the interceptors judged attempt \(attempt)")
+                do {
+                    decision = try await decide(
+                        outcome, interceptors: interceptors, context: &context, timeout: timeout)
+                } catch let error as ClientError where error.code == .timedOut {
+                    guard let deadline, ContinuousClock.now >= deadline else { throw error }
+                    throw Self.deadlinePassed(
+                        deadline, "while the interceptors judged attempt \(attempt)", record: record,
+                        request: prepared, underlying: error)
+                }
             }
             var failure = outcome.error
             let action: RetryAction
@@ -254,7 +260,7 @@ extension Client {
                     // A backoff that would end past the deadline is not started.
                     throw Self.deadlinePassed(
                         deadline, "before a retry after \(wait) could start (\(reason))", record: record,
-                        request: prepared, response: outcome.response, underlying: failure)
+                        request: prepared, response: outcome.response, underlying: failure, ahead: true)
                 }
                 events.record(.retryScheduled(attempt: attempt, delay: wait, reason: reason))
                 events.flush()
@@ -335,21 +341,22 @@ extension Client {
         return decision
     }
 
-    /// The error of an interceptor step that outlasted the attempt's timeout, naming it.
-    /// The error of a call whose deadline passed (or would pass before the next attempt),
-    /// naming the attempts made.
+    /// The error of a call whose deadline passed, or would pass (`ahead`) before the next
+    /// attempt could start, naming the attempts made.
     private static func deadlinePassed(
         _ deadline: ContinuousClock.Instant, _ when: String, record: CallRecord, request: HTTPRequest,
-        response: HTTPResponse? = nil, underlying: ClientError? = nil
+        response: HTTPResponse? = nil, underlying: ClientError? = nil, ahead: Bool = false
     ) -> ClientError {
         let total = deadline - record.start
         let attempts = record.history.count
+        let what = ahead ? "would pass" : "passed"
         return ClientError(
             .timedOut,
-            "the call's deadline (\(total) after it started) passed \(when), after \(attempts) attempt\(attempts == 1 ? "" : "s")",
+            "the call's deadline (\(total) after it started) \(what) \(when), after \(attempts) attempt\(attempts == 1 ? "" : "s")",
             request: request, response: response, underlying: underlying, attempts: record.history)
     }
 
+    /// The error of an interceptor step that outlasted the attempt's timeout, naming it.
     private static func stepTimedOut(
         _ interceptor: any Interceptor, step: String, _ timeout: Duration?, request: HTTPRequest
     ) -> ClientError {

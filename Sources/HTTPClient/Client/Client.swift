@@ -65,7 +65,8 @@ public final class Client: Sendable {
     public let values: RequestValues
     /// The longest any call may take, every attempt, backoff wait, redirect and interceptor
     /// step included, unless the call sets its own deadline (``RequestOptions/deadline``,
-    /// ``HTTPCore/HTTPRequest/deadline(_:)-(Duration)``); `nil` (the default) for none.
+    /// ``HTTPCore/HTTPRequest/deadline(_:)-(Duration)``); `nil` (the default) for none. A
+    /// stream's call ends at its head; its body is bounded by the idle timeout.
     public let deadline: Duration?
 
     let resolver: BaseURLResolver

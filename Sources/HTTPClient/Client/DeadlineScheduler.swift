@@ -85,6 +85,9 @@ final class DeadlineScheduler: @unchecked Sendable {
         timeout: Duration?, onTimeout: @escaping @Sendable () -> any Error,
         _ operation: @escaping @Sendable () async throws -> Result
     ) async throws -> Result {
+        // The operation runs in a task of its own, which does not inherit the caller's
+        // cancellation: a caller already cancelled does not start it.
+        try Task.checkCancellation()
         let outcome = RaceOutcome<Result>()
         let task = Self.start {
             do {

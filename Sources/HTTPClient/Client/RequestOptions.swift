@@ -33,11 +33,13 @@ public struct RequestOptions: Sendable {
     /// chunk once its head has arrived, or `nil` for the attempt's timeout. When it passes,
     /// the reading ends with ``ClientError/Code/timedOut`` and the request is cancelled, on any
     /// transport. It bounds silence, not the whole stream: a server that sends a little at a
-    /// time keeps it open for as long as it goes on (bound the whole call with
-    /// ``HTTPCore/HTTPRequest/deadline(_:)-(Duration)``).
+    /// time keeps it open for as long as it goes on: to end a stream at a time of your
+    /// choosing, cancel the task that reads it (a call's deadline ends once the head is in).
     public var idleTimeout: Duration?
     /// When the whole call must have ended, every attempt, backoff wait, redirect and
-    /// interceptor step included, or `nil` for the client's ``Client/deadline`` (if any).
+    /// interceptor step included, or `nil` for the client's ``Client/deadline`` (if any). For
+    /// ``Client/stream(_:options:)`` it bounds the call up to the response head; the body
+    /// then belongs to its reader and its idle timeout.
     /// When it passes, the attempt in flight is cancelled and the call throws
     /// ``ClientError/Code/timedOut`` naming the attempts made; a backoff that would end past it
     /// is not started.

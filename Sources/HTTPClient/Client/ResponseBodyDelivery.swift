@@ -37,12 +37,6 @@ extension ResponseBodyMode {
     var deadlineCoversBody: Bool { true }
     var awaitsWholeBody: Bool { false }
     static func data(of content: Content) -> Data? { nil }
-
-    static func tooLarge(limit: Int, size: String, _ head: HTTPResponse, _ request: HTTPRequest) -> ClientError {
-        ClientError(
-            .responseTooLarge, "the response body \(size) exceeds the buffering limit of \(limit) bytes",
-            request: request, response: head)
-    }
 }
 
 /// The body in memory, failing with ``ClientError/Code/responseTooLarge`` past `limit` bytes.
@@ -85,6 +79,13 @@ struct BufferedBodyMode: ResponseBodyMode {
 
     static func byteCount(of content: Data) -> Int64? { Int64(content.count) }
     static func data(of content: Data) -> Data? { content }
+
+    private static func tooLarge(limit: Int, size: String, _ head: HTTPResponse, _ request: HTTPRequest) -> ClientError
+    {
+        ClientError(
+            .responseTooLarge, "the response body \(size) exceeds the buffering limit of \(limit) bytes",
+            request: request, response: head)
+    }
 }
 
 /// The body in the file at `destination`, moved into place only once complete; a partial

@@ -37,8 +37,8 @@ public struct ResponseStream: AsyncSequence, Sendable {
     public struct AsyncIterator: AsyncIteratorProtocol {
         /// The body's chunks, read in the caller's task; `nil` when an idle limit applies.
         private var base: HTTPBody.Chunks.AsyncIterator?
-        /// The body's chunks, read in a task the idle timer can cancel; `nil` after a timeout,
-        /// while that cancelled read may still be unwinding.
+        /// The body's chunks, read in a task the idle timer can cancel; `nil` after a failure,
+        /// while a cancelled read may still be unwinding.
         private var reader: ChunkReader?
         private let onChunk: (@Sendable (Int) -> Void)?
         private let idle: IdleLimit?
@@ -67,11 +67,20 @@ public struct ResponseStream: AsyncSequence, Sendable {
             if base != nil {
                 next = try await base?.next()
             } else if let reader, let idle {
+                if Task.isCancelled {
+                    // Read in this cancelled task, as the direct path does, so that the body's
+                    // source learns that its reader is gone and ends the transfer.
+                    self.reader = nil
+                    _ = try await reader.next()
+                    throw CancellationError()
+                }
                 do {
                     next = try await idle.scheduler.race(timeout: idle.timeout, onTimeout: idle.timedOut) {
                         try await reader.next()
                     }
-                } catch let error as ClientError where error.code == .timedOut {
+                } catch {
+                    // A read the timer or the caller cancelled may still be ending: this
+                    // iterator never touches the reader again.
                     self.reader = nil
                     throw error
                 }
@@ -104,8 +113,8 @@ public struct ResponseStream: AsyncSequence, Sendable {
     /// can cancel a read that waits too long.
     ///
     /// `@unchecked Sendable`: one read at a time touches `base`, as `AsyncIteratorProtocol`
-    /// requires of its caller, and after a timeout the iterator holding this reader never
-    /// calls it again while the cancelled read may still be ending.
+    /// requires of its caller, and after a failure (a timeout, a cancellation) the iterator
+    /// holding this reader never calls it again while the cancelled read may still be ending.
     final class ChunkReader: @unchecked Sendable {
         private var base: HTTPBody.Chunks.AsyncIterator
 

@@ -9,7 +9,8 @@ import HTTPCore
 /// that the server can recognise the repeat and answer it without acting twice (the IETF
 /// HTTPAPI working group's Idempotency-Key header field draft). The key is made once per
 /// call, when the call is first prepared, and kept in the call's values for every later
-/// attempt; a request that already carries the field keeps its own.
+/// attempt; a request that already carries the field keeps its own. Put it before any
+/// interceptor that signs requests, so that the key is among what they sign.
 ///
 /// ```swift
 /// let client = Client(baseURL: baseURL, interceptors: [IdempotencyKey()])

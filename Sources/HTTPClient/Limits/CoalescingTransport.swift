@@ -4,13 +4,14 @@ import HTTPCore
 /// A transport that sends identical `GET` requests in flight at the same time once: every
 /// caller gets the one response, or its error.
 ///
-/// Requests are identical when their method, URL and the values of ``keyFields`` are; by
-/// default those fields are the ones that change what a server answers or whom it answers
-/// (`Accept`, `Accept-Encoding`, `Accept-Language`, `Authorization`, `Cookie`), so two users'
-/// requests are never shared. Only `GET` requests without a body whose caller reads the whole
-/// body at once (``Client/send(_:options:)``) are shared; the body is held in memory up to the
-/// first caller's ``TransportOptions/responseBufferLimit`` and each caller gets it whole.
-/// Everything else goes straight through.
+/// Requests are identical when their method, URL and header fields are (each field's name
+/// and value, in order), but for ``ignoredFields`` (tracing and request identifiers by
+/// default), and their caller's buffering limit is the same: two users' requests (another
+/// `Authorization`, `Cookie` or API key field) are never shared. Only `GET` requests without
+/// a body whose caller reads the whole body at once (``Client/send(_:options:)``) are shared,
+/// and never a range or conditional request (`Range`, `If-*`), whose answer depends on what
+/// its caller holds; the body is held in memory up to the callers' buffering limit and each
+/// caller gets it whole. Everything else goes straight through.
 ///
 /// A caller that cancels leaves the others waiting; when the last one cancels, the request is
 /// cancelled. Each caller's timeout holds for that caller alone: the shared request itself
@@ -25,23 +26,34 @@ import HTTPCore
 public final class CoalescingTransport: ClientTransport {
     /// The transport that sends the requests.
     public let base: any ClientTransport
-    /// The header fields whose values belong to a request's identity, besides its method and URL.
-    public let keyFields: [HTTPFieldName]
+    /// The header fields left out of a request's identity: identical requests may differ in
+    /// them, and the first caller's are the ones sent.
+    public let ignoredFields: Set<HTTPFieldName>
 
-    /// The default ``keyFields``.
-    public static let defaultKeyFields: [HTTPFieldName] = [
-        .accept, .acceptEncoding, .acceptLanguage, .authorization, .cookie,
-    ]
+    /// The default ``ignoredFields``: tracing and request identifiers.
+    public static let defaultIgnoredFields: Set<HTTPFieldName> = Set(
+        ["traceparent", "tracestate", "X-Request-ID", "X-Correlation-ID"].map { try! HTTPFieldName($0) })
+
+    /// Fields whose answer depends on what the caller holds: such requests are never shared.
+    static let conditionalFields: [HTTPFieldName] =
+        [.range, .ifMatch, .ifNoneMatch, .ifModifiedSince]
+        + ["If-Range", "If-Unmodified-Since"].map {
+            try! HTTPFieldName($0)
+        }
 
     private let flights = Locked<[String: Flight]>([:])
 
     /// Creates the transport.
     /// - Parameters:
     ///   - base: The transport that sends the requests.
-    ///   - keyFields: The fields that make two requests different; ``defaultKeyFields`` by default.
-    public init(wrapping base: any ClientTransport, keyFields: [HTTPFieldName] = CoalescingTransport.defaultKeyFields) {
+    ///   - ignoredFields: The fields in which identical requests may differ;
+    ///     ``defaultIgnoredFields`` by default.
+    public init(
+        wrapping base: any ClientTransport,
+        ignoredFields: Set<HTTPFieldName> = CoalescingTransport.defaultIgnoredFields
+    ) {
         self.base = base
-        self.keyFields = keyFields
+        self.ignoredFields = ignoredFields
     }
 
     /// Sends `request`, or waits for an identical one already in flight.
@@ -52,20 +64,24 @@ public final class CoalescingTransport: ClientTransport {
     /// - Throws: The shared request's error, `CancellationError` when this caller was
     ///   cancelled, or whatever the wrapped transport throws.
     public func send(_ request: HTTPRequest, options: TransportOptions) async throws -> TransportResponse {
-        guard request.method == .get, request.body == nil, options.awaitsWholeBody else {
+        guard request.method == .get, request.body == nil, options.awaitsWholeBody,
+            !Self.conditionalFields.contains(where: request.headerFields.contains)
+        else {
             return try await base.send(request, options: options)
         }
         try Task.checkCancellation()
-        let key = identity(of: request)
+        let key = identity(of: request, limit: options.responseBufferLimit)
         let (flight, waiter) = flights.withLock { table in
-            if let flight = table[key] { return (flight, flight.join()) }
+            // A flight whose callers all left is being cancelled: it takes no one else.
+            if let flight = table[key], let waiter = flight.join() { return (flight, waiter) }
             var shared = options
             shared.deadline = nil
             let flight = Flight(base: base, request: request, options: shared) { [self] flight in
                 flights.withLock { if $0[key] === flight { $0[key] = nil } }
             }
             table[key] = flight
-            return (flight, flight.join())
+            // A new flight has no callers yet and is not abandoned: joining it succeeds.
+            return (flight, flight.join() ?? 0)
         }
         flight.start()
         let shared = try await withTaskCancellationHandler {
@@ -77,11 +93,11 @@ public final class CoalescingTransport: ClientTransport {
             head: shared.head, body: shared.body.map { HTTPBody($0) }, bytesSent: shared.bytesSent)
     }
 
-    /// The method, URL and key fields of `request`.
-    func identity(of request: HTTPRequest) -> String {
-        var key = "\(request.method) \(request.url.absoluteString)"
-        for name in keyFields {
-            key += "\n\(name.canonicalName): " + request.headerFields[values: name].joined(separator: ", ")
+    /// The method, URL, buffering limit and fields (but the ignored ones) of `request`.
+    func identity(of request: HTTPRequest, limit: Int) -> String {
+        var key = "\(request.method) \(request.url.absoluteString) \(limit)"
+        for field in request.headerFields where !ignoredFields.contains(field.name) {
+            key += "\n\(field.name.canonicalName): \(field.value)"
         }
         return key
     }
@@ -104,6 +120,8 @@ final class Flight: Sendable {
         var nextID: UInt64 = 0
         var outcome: Result<Shared, any Error>?
         var started = false
+        /// Every caller left before the outcome: the request is being cancelled.
+        var abandoned = false
     }
 
     private let state = Locked(State())
@@ -122,23 +140,28 @@ final class Flight: Sendable {
         self.ended = ended
     }
 
-    /// A new caller's number.
-    func join() -> UInt64 {
+    /// A new caller's number, or `nil` when every caller left and the request is being
+    /// cancelled.
+    func join() -> UInt64? {
         state.withLock { state in
+            guard !state.abandoned else { return nil }
             state.nextID += 1
             state.members.insert(state.nextID)
             return state.nextID
         }
     }
 
-    /// Starts the request, once.
+    /// Starts the request, once, unless every caller left already.
     func start() {
-        let starts = state.withLock { state in
-            defer { state.started = true }
-            return !state.started
+        state.withLock { state in
+            guard !state.started, !state.abandoned else { return }
+            state.started = true
+            state.task = makeTask()
         }
-        guard starts else { return }
-        let task = Task { [self] in
+    }
+
+    private func makeTask() -> Task<Void, Never> {
+        Task { [self] in
             let outcome: Result<Shared, any Error>
             do {
                 let response = try await base.send(request, options: options)
@@ -155,7 +178,6 @@ final class Flight: Sendable {
             }
             finish(outcome)
         }
-        state.withLock { $0.task = task }
     }
 
     /// The shared response, for caller `id`.
@@ -177,16 +199,18 @@ final class Flight: Sendable {
     /// Caller `id` was cancelled: it gets `CancellationError`; the last one to leave cancels
     /// the request.
     func leave(_ id: UInt64) {
-        let (waiter, task): (CheckedContinuation<Shared, any Error>?, Task<Void, Never>?) = state.withLock { state in
-            guard state.members.remove(id) != nil else { return (nil, nil) }
-            let waiter = state.waiters.removeValue(forKey: id)
-            let last = state.members.isEmpty && state.outcome == nil
-            return (waiter, last ? state.task : nil)
-        }
+        let (waiter, last, task): (CheckedContinuation<Shared, any Error>?, Bool, Task<Void, Never>?) =
+            state.withLock { state in
+                guard state.members.remove(id) != nil else { return (nil, false, nil) }
+                let waiter = state.waiters.removeValue(forKey: id)
+                let last = state.members.isEmpty && state.outcome == nil
+                if last { state.abandoned = true }
+                return (waiter, last, state.task)
+            }
         waiter?.resume(throwing: CancellationError())
-        if let task {
+        if last {
             ended(self)
-            task.cancel()
+            task?.cancel()
         }
     }
 

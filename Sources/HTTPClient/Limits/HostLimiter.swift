@@ -87,13 +87,13 @@ public final class HostLimiter: ClientTransport {
     ///   - options: The transport options, passed on.
     /// - Returns: The wrapped transport's response, with the time waited in
     ///   ``TransportResponse/waited``.
-    /// - Throws: `CancellationError` when cancelled while waiting; whatever the wrapped
-    ///   transport throws.
+    /// - Throws: `CancellationError` when cancelled while waiting;
+    ///   ``ClientError/Code/timedOut`` when ``TransportOptions/deadline`` passes while it
+    ///   waits; whatever the wrapped transport throws.
     public func send(_ request: HTTPRequest, options: TransportOptions) async throws -> TransportResponse {
         let key = Self.hostKey(request.url)
         let start = ContinuousClock.now
-        try await acquire(key)
-        let waited = ContinuousClock.now - start
+        let waited = try await acquire(key, for: request, until: options.deadline) ? ContinuousClock.now - start : .zero
         var response: TransportResponse
         do {
             response = try await base.send(request, options: options)
@@ -104,7 +104,8 @@ public final class HostLimiter: ClientTransport {
         if pausesOnTooManyRequests, response.head.status.code == 429,
             let retryAfter = RetryAfter(response.head.headerFields)
         {
-            let seconds = min(max(0, retryAfter.delay(from: Date())), Self.seconds(maximumPause))
+            // At most a year, whatever the setting: the clock's arithmetic must not overflow.
+            let seconds = min(max(0, retryAfter.delay(from: Date())), Self.seconds(maximumPause), 31_536_000)
             pause(key, until: .now + .milliseconds(Int64(seconds * 1000)))
         }
         response.waited += waited
@@ -131,8 +132,8 @@ public final class HostLimiter: ClientTransport {
         var refilledAt: ContinuousClock.Instant
         var pausedUntil: ContinuousClock.Instant?
         var waiters: [(id: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
-        /// Waiters cancelled before they were queued.
-        var cancelledEarly: Set<UInt64> = []
+        /// Waiters cancelled or timed out before they were queued, with their error.
+        var removedEarly: [UInt64: any Error] = [:]
         /// When a timer will next grant waiters held by the rate or a pause.
         var wakeAt: ContinuousClock.Instant?
     }
@@ -144,44 +145,83 @@ public final class HostLimiter: ClientTransport {
     /// Runs `body` on `key`'s queue in place, under the lock (a copy taken out and put back
     /// would copy its waiters on every change).
     private func withQueue<Result>(_ key: String, _ body: (inout HostQueue) -> Result) -> Result {
-        hosts.withLock { hosts in body(&hosts[key, default: newQueue(.now)]) }
+        hosts.withLock { hosts in
+            let result = body(&hosts[key, default: newQueue(.now)])
+            // A host with nothing going on is forgotten: a client that talks to many hosts
+            // keeps no queue for each.
+            if let queue = hosts[key], queue.inFlight == 0, queue.waiters.isEmpty, queue.wakeAt == nil,
+                queue.pausedUntil.map({ $0 <= .now }) ?? true,
+                rate.map({ queue.tokens >= Double($0.burst) }) ?? true
+            {
+                hosts[key] = nil
+            }
+            return result
+        }
     }
 
-    /// Takes a place for a request to `key`, waiting in line when the limits say so.
-    private func acquire(_ key: String) async throws {
+    /// Takes a place for a request to `key`, waiting in line when the limits say so, until
+    /// `deadline` at the latest.
+    /// - Returns: Whether the request had to wait.
+    private func acquire(
+        _ key: String, for request: HTTPRequest, until deadline: ContinuousClock.Instant?
+    ) async throws -> Bool {
         let now = ContinuousClock.now
         let started = withQueue(key) { queue in
             guard queue.waiters.isEmpty, mayStart(&queue, now) else { return false }
             take(&queue)
             return true
         }
-        if started { return }
+        if started { return false }
         let id = ids.withLock { id in
             id &+= 1
             return id
         }
+        var timer: Task<Void, Never>?
+        if let deadline {
+            timer = Task { [self] in
+                try? await Task.sleep(until: deadline, clock: .continuous)
+                guard !Task.isCancelled else { return }
+                remove(
+                    id, from: key,
+                    failing: ClientError(
+                        .timedOut, "the request's deadline passed while it waited for a place at \(key)",
+                        request: request))
+            }
+        }
+        defer { timer?.cancel() }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let queued: Granted? = withQueue(key) { queue in
-                    if queue.cancelledEarly.remove(id) != nil { return nil }
+                let queued: Result<Granted, any Error> = withQueue(key) { queue in
+                    if let error = queue.removedEarly.removeValue(forKey: id) { return .failure(error) }
                     queue.waiters.append((id, continuation))
-                    return grant(&queue, .now)
+                    return .success(grant(&queue, .now))
                 }
-                guard let queued else { return continuation.resume(throwing: CancellationError()) }
-                for granted in queued.granted { granted.resume() }
-                if let wake = queued.wake { schedule(key, at: wake) }
+                switch queued {
+                case .failure(let error): continuation.resume(throwing: error)
+                case .success(let queued):
+                    for granted in queued.granted { granted.resume() }
+                    if let wake = queued.wake { schedule(key, at: wake) }
+                }
             }
         } onCancel: {
-            let removed: CheckedContinuation<Void, any Error>? = withQueue(key) { queue in
-                guard let index = queue.waiters.firstIndex(where: { $0.id == id }) else {
-                    // Not queued yet (or already granted, when the mark is never read).
-                    queue.cancelledEarly.insert(id)
-                    return nil
-                }
-                return queue.waiters.remove(at: index).continuation
-            }
-            removed?.resume(throwing: CancellationError())
+            remove(id, from: key, failing: CancellationError())
         }
+        return true
+    }
+
+    /// Takes waiter `id` out of `key`'s line and fails it with `error` (or marks it so, when it
+    /// is not in line yet).
+    private func remove(_ id: UInt64, from key: String, failing error: any Error) {
+        let removed: CheckedContinuation<Void, any Error>? = withQueue(key) { queue in
+            guard let index = queue.waiters.firstIndex(where: { $0.id == id }) else {
+                // Not in line yet; if it was granted already, the mark is dropped with the
+                // queue once the host is idle.
+                queue.removedEarly[id] = error
+                return nil
+            }
+            return queue.waiters.remove(at: index).continuation
+        }
+        removed?.resume(throwing: error)
     }
 
     /// Whether a request may start now, the tokens refilled first.
@@ -220,7 +260,9 @@ public final class HostLimiter: ClientTransport {
             wake = until
         } else if let rate, maxConcurrentPerHost.map({ queue.inFlight < $0 }) ?? true {
             let missing = max(0, 1 - queue.tokens)
-            wake = now + .microseconds(Int64((missing / rate.perSecond * 1e6).rounded(.up)) + 1)
+            // At most a year ahead: the clock's arithmetic must not overflow.
+            let microseconds = min((missing / rate.perSecond * 1e6).rounded(.up), 31_536_000e6)
+            wake = now + .microseconds(Int64(microseconds) + 1)
         }
         guard let wake, queue.wakeAt.map({ wake < $0 }) ?? true else { return (granted, nil) }
         queue.wakeAt = wake
