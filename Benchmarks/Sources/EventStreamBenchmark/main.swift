@@ -21,7 +21,7 @@
 //     a struct from an AsyncStream<Data> of 16 KiB chunks with `.jsonLines().decoded(as:)`,
 //     against one JSONDecoder decoding the lines of the whole buffer (each found by memchr)
 //     one by one. Target: Heron's time <= 1.1x the hand-written loop's.
-// (3) client: 40 MB of the same events from a loopback server (a Python child serving the
+// (3) client: the same 100 MB of events from a loopback server (a Python child serving the
 //     body from memory, chunked), read through a default `Client()` (URLSessionTransport)
 //     with `client.events(.get(url))`, against node-eventsource 2.x (Debian's) reading the
 //     same URL in a node process (eventsource-client.js beside this file, run with
@@ -52,7 +52,7 @@ import FoundationNetworking
 let arguments = CommandLine.arguments
 let parseBytes = Report.quick ? 4_000_000 : 100_000_000
 let lineCount = Report.quick ? 20_000 : 1_000_000
-let clientBytes = Report.quick ? 2_000_000 : 40_000_000
+let clientBytes = Report.quick ? 2_000_000 : 100_000_000
 
 // MARK: Timing and reporting
 
