@@ -116,7 +116,7 @@ public final class HostLimiter: ClientTransport {
         }
         let permit = Permit { [self] in release(key) }
         response.body = HTTPBody(
-            stream: PermitHoldingChunks(chunks: body.chunks(), permit: permit), length: body.length)
+            stream: WatchedChunks(chunks: body.chunks(), watcher: permit), length: body.length)
         return response
     }
 
@@ -318,7 +318,7 @@ public final class HostLimiter: ClientTransport {
 
 /// A request's place in a ``HostLimiter``, given back once: when its body ends, fails or is
 /// dropped unread.
-final class Permit: Sendable {
+final class Permit: ChunkWatcher {
     private let onRelease: Locked<(@Sendable () -> Void)?>
 
     init(_ release: @escaping @Sendable () -> Void) { onRelease = Locked(release) }
@@ -331,33 +331,9 @@ final class Permit: Sendable {
         action?()
     }
 
+    func take(_ chunk: Data) {}
+
+    func end(failure: (any Error)?) { release() }
+
     deinit { release() }
-}
-
-/// A response body's chunks, holding the request's place until they end.
-struct PermitHoldingChunks: AsyncSequence, Sendable {
-    typealias Element = Data
-
-    let chunks: HTTPBody.Chunks
-    let permit: Permit
-
-    func makeAsyncIterator() -> Iterator { Iterator(base: chunks.makeAsyncIterator(), permit: permit) }
-
-    struct Iterator: AsyncIteratorProtocol {
-        var base: HTTPBody.Chunks.AsyncIterator
-        let permit: Permit
-
-        mutating func next() async throws -> Data? {
-            do {
-                guard let chunk = try await base.next() else {
-                    permit.release()
-                    return nil
-                }
-                return chunk
-            } catch {
-                permit.release()
-                throw error
-            }
-        }
-    }
 }

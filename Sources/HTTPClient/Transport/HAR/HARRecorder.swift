@@ -125,7 +125,7 @@ public final class HARRecorder: ClientTransport {
                 receive: Self.milliseconds(outcome.receive))
         }
         let recording = HTTPBody(length: body.length, iterationBehavior: body.iterationBehavior) {
-            RecordingChunks(chunks: body.chunks(), sink: sink)
+            WatchedChunks(chunks: body.chunks(), watcher: sink)
         }
         return TransportResponse(head: response.head, body: recording, bytesSent: response.bytesSent)
     }
@@ -231,7 +231,7 @@ public final class HARRecorder: ClientTransport {
 
 /// Keeps the first bytes of a response body as its reader takes them, and reports once when
 /// the body ends or fails.
-final class BodySink: Sendable {
+final class BodySink: ChunkWatcher {
     /// What was read: the bytes kept (`nil` when over the limit or failed), the size read,
     /// a note, and how long the body took.
     struct Outcome {
@@ -297,34 +297,5 @@ final class BodySink: Sendable {
             return Outcome(kept: state.kept, size: state.size, note: nil, receive: receive)
         }
         if let outcome { report(outcome) }
-    }
-}
-
-/// A response body's chunks, passed on unchanged and shown to a ``BodySink`` on the way.
-struct RecordingChunks: AsyncSequence, Sendable {
-    typealias Element = Data
-
-    let chunks: HTTPBody.Chunks
-    let sink: BodySink
-
-    func makeAsyncIterator() -> Iterator { Iterator(base: chunks.makeAsyncIterator(), sink: sink) }
-
-    struct Iterator: AsyncIteratorProtocol {
-        var base: HTTPBody.Chunks.AsyncIterator
-        let sink: BodySink
-
-        mutating func next() async throws -> Data? {
-            do {
-                guard let chunk = try await base.next() else {
-                    sink.end(failure: nil)
-                    return nil
-                }
-                sink.take(chunk)
-                return chunk
-            } catch {
-                sink.end(failure: error)
-                throw error
-            }
-        }
     }
 }
