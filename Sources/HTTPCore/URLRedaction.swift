@@ -62,6 +62,22 @@ public enum URLRedaction {
     }
 
     /// `name=value` pairs separated by `&` or `;`, secret values replaced.
+    /// `name=value` pairs (a query, a fragment, an `application/x-www-form-urlencoded` body)
+    /// with the values of secret names replaced by `***`.
+    ///
+    /// ```swift
+    /// print(URLRedaction.displayPairs("grant_type=password&password=hunter2"))
+    /// // grant_type=password&password=***
+    /// ```
+    /// - Parameters:
+    ///   - pairs: Pairs separated by `&` or `;`, percent-encoded or not.
+    ///   - secretNames: Names to hide, besides ``hiddenQueryNames``; any case.
+    /// - Returns: The pairs with secret values hidden.
+    public static func displayPairs(_ pairs: String, hiding secretNames: Set<String> = []) -> String {
+        let defaults = hiddenQueryNames
+        return redacted(pairs, secretNames.isEmpty ? defaults : defaults.union(secretNames.map { $0.lowercased() }))
+    }
+
     private static func redacted(_ pairs: String, _ hidden: Set<String>) -> String {
         var result = ""
         func append(_ pair: Substring) {

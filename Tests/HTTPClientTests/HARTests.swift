@@ -346,3 +346,65 @@ struct HARTests {
                 == "http://example.com:8080/x?token=***")
     }
 }
+
+@Suite("HAR: secrets in URL fields and form bodies, replay order")
+struct HARSecretsAndOrderTests {
+    @Test("Location, Referer and Content-Location values lose their secrets; a form body its secret values")
+    func urlFieldsAndForms() async throws {
+        let stub = StubTransport()
+        stub.enqueue(
+            .status(
+                .found,
+                headerFields: [
+                    try HTTPField(name: .location, value: "https://app.example/cb?access_token=t0k3n&state=1"),
+                    try HTTPField(name: "Content-Location", value: "https://app.example/x?api_key=k3y"),
+                ]))
+        let recorder = HARRecorder(wrapping: stub)
+        let client = Client(transport: recorder, retry: .none, redirectLimit: 0)
+        _ = try await client.send(
+            .post("https://auth.example/token#frag")
+                .header(.referer, "https://app.example/login?password=p4ss")
+                .body(
+                    HTTPBody("grant_type=refresh_token&refresh_token=r3fresh&client_id=app"),
+                    contentType: .formURLEncoded))
+        let text = String(decoding: try recorder.harData(), as: UTF8.self)
+        for secret in ["t0k3n", "k3y", "p4ss", "r3fresh"] { #expect(!text.contains(secret), "\(secret) in the HAR") }
+        #expect(text.contains("client_id=app"))
+        #expect(!text.contains("#frag"))
+    }
+
+    @Test("repeated requests with bodies that were not kept are served in recorded order")
+    func orderWithoutKeptBodies() async throws {
+        let stub = StubTransport()
+        stub.enqueue(.status(.ok, body: Data("first".utf8)), .status(.ok, body: Data("second".utf8)))
+        let recorder = HARRecorder(wrapping: stub)
+        let client = Client(transport: recorder, retry: .none)
+        for name in ["a", "b"] {
+            let chunks = AsyncStream<Data> { continuation in
+                continuation.yield(Data(name.utf8))
+                continuation.finish()
+            }
+            _ = try await client.send(
+                .post("https://api.example/items").body(HTTPBody(stream: chunks, length: .known(1))))
+        }
+        let replay = try HARReplayTransport(data: try recorder.harData(), matchingBody: true)
+        let replaying = Client(transport: replay, retry: .none)
+        var answers: [String] = []
+        for name in ["x", "y"] {
+            let response = try await replaying.send(.post("https://api.example/items").body(HTTPBody(name)))
+            answers.append(String(decoding: response.body, as: UTF8.self))
+        }
+        #expect(answers == ["first", "second"])
+    }
+
+    @Test("a recorded redacted field is not replayed as a value")
+    func markersNotReplayed() async throws {
+        let stub = StubTransport(
+            fallback: .status(.ok, headerFields: [try HTTPField(name: .setCookie, value: "id=s3cret; Path=/")]))
+        let recorder = HARRecorder(wrapping: stub)
+        _ = try await Client(transport: recorder).send(.get("https://api.example/me"))
+        let replayed = try await Client(transport: try HARReplayTransport(data: try recorder.harData())).send(
+            .get("https://api.example/me"))
+        #expect(replayed.head.headerFields[.setCookie] == nil)
+    }
+}

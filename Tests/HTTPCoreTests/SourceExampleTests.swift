@@ -227,6 +227,17 @@ struct SourceExampleTests {
         #expect(printed == ["https://alice:***@api.example.com/v1?access_token=***&page=2"])
     }
 
+    @Test("URLRedaction.displayPairs")
+    func displayPairs() {
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        print(URLRedaction.displayPairs("grant_type=password&password=hunter2"))
+        // grant_type=password&password=***
+
+        #expect(printed == ["grant_type=password&password=***"])
+    }
+
     @Test("URLRedaction.markSecret")
     func markSecret() {
         URLRedaction.markSecret(queryNames: ["session", "X-Tenant-Key"])

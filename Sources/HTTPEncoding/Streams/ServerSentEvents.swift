@@ -40,6 +40,8 @@ public struct ServerSentEvents<Base: AsyncSequence>: AsyncSequence where Base.El
         public private(set) var parser: ServerSentEventParser
         var pending: [ServerSentEvent<String>] = []
         var nextPending = 0
+        /// A failure of the last chunk, thrown once the events it completed before it are out.
+        var failure: HTTPEncodingError?
 
         init(base: Base.AsyncIterator, parser: ServerSentEventParser) {
             self.base = base
@@ -57,6 +59,11 @@ public struct ServerSentEvents<Base: AsyncSequence>: AsyncSequence where Base.El
                 }
                 pending.removeAll(keepingCapacity: true)
                 nextPending = 0
+                if let failure {
+                    self.failure = nil
+                    base = nil
+                    throw failure
+                }
                 guard var chunks = base else { return nil }
                 guard let chunk = try await chunks.next() else {
                     base = nil
@@ -64,7 +71,12 @@ public struct ServerSentEvents<Base: AsyncSequence>: AsyncSequence where Base.El
                     return nil
                 }
                 base = chunks
-                try parser.parse(chunk, into: &pending)
+                do {
+                    try parser.parse(chunk, into: &pending)
+                } catch {
+                    // The events the chunk completed before the failure go out first.
+                    failure = error
+                }
             }
         }
     }

@@ -117,6 +117,20 @@ struct ServerSentEventParserTests {
         }
     }
 
+    @Test("the events a chunk completed before an over-limit line come out before the failure")
+    func eventsBeforeTheFailure() async throws {
+        let text = "data: one\n\n: \(String(repeating: "c", count: 500))\n"
+        let chunks = AsyncStream<Data> { continuation in
+            continuation.yield(Data(text.utf8))
+            continuation.finish()
+        }
+        var events = chunks.serverSentEvents(maximumEventSize: 100).makeAsyncIterator()
+        #expect(try await events.next()?.data == "one")
+        let error = await #expect(throws: HTTPEncodingError.self) { _ = try await events.next() }
+        #expect(error?.code == .elementTooLarge)
+        #expect(try await events.next() == nil)
+    }
+
     @Test("a line counts with the data its event holds, and a line finished in a later chunk is checked whole")
     func limitCountsEveryLine() throws {
         var parser = ServerSentEventParser(maximumEventSize: 100)

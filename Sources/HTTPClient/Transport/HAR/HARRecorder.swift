@@ -89,6 +89,8 @@ public final class HARRecorder: ClientTransport {
     /// - Throws: `EncodingError`, or the file system's error when it cannot be written.
     public func write(to url: URL) throws {
         try harData().write(to: url, options: .atomic)
+        // Bodies may be in it: readable by its owner only.
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)
     }
 
     /// Sends `request` with the wrapped transport and records the exchange.
@@ -157,7 +159,10 @@ public final class HARRecorder: ClientTransport {
 
     /// The request's HAR form; its body is read when it can be read again and is short enough.
     private func record(_ request: HTTPRequest) async -> HARLog.Request {
-        let url = URLRedaction.display(request.url)
+        // HAR 1.2 records the URL without its fragment.
+        var components = URLComponents(url: request.url, resolvingAgainstBaseURL: true)
+        components?.fragment = nil
+        let url = URLRedaction.display(components?.url ?? request.url)
         var postData: HARLog.PostData?
         var bodySize = 0
         if let body = request.body {
@@ -184,7 +189,13 @@ public final class HARRecorder: ClientTransport {
         }
         do {
             let data = try await body.collect(upTo: limit)
-            if let text = String(data: data, encoding: .utf8) { return HARLog.PostData(mimeType: mimeType, text: text) }
+            if var text = String(data: data, encoding: .utf8) {
+                // A form's secret values (a password, a client secret, a refresh token) stay out.
+                if mimeType.lowercased().hasPrefix("application/x-www-form-urlencoded") {
+                    text = URLRedaction.displayPairs(text)
+                }
+                return HARLog.PostData(mimeType: mimeType, text: text)
+            }
             return HARLog.PostData(mimeType: mimeType, text: data.base64EncodedString(), encoding: "base64")
         } catch {
             return HARLog.PostData(mimeType: mimeType, text: "", comment: "the body was not kept: \(error)")
@@ -193,8 +204,7 @@ public final class HARRecorder: ClientTransport {
 
     /// The response head's HAR form, its content empty until the body ends.
     private func record(_ head: HTTPResponse, answering request: HTTPRequest) -> HARLog.Response {
-        var redirect = head.headerFields[.location] ?? ""
-        if let location = URL(string: redirect) { redirect = URLRedaction.display(location) }
+        let redirect = head.headerFields[.location].map(Self.redactedURL) ?? ""
         return HARLog.Response(
             status: head.status.code, statusText: head.status.reasonPhrase, httpVersion: "HTTP/1.1",
             cookies: cookies(in: head.headerFields[values: .setCookie], setting: true),
@@ -205,10 +215,25 @@ public final class HARRecorder: ClientTransport {
 
     private func redacted(_ fields: HTTPFields) -> [HARLog.NameValue] {
         fields.map { field in
-            HARLog.NameValue(
-                name: field.name.rawName,
-                value: redactedFields.contains(field.name) ? Self.redactionMarker : field.value)
+            let value: String
+            if redactedFields.contains(field.name) {
+                value = Self.redactionMarker
+            } else if Self.urlFields.contains(field.name) {
+                value = Self.redactedURL(field.value)
+            } else {
+                value = field.value
+            }
+            return HARLog.NameValue(name: field.name.rawName, value: value)
         }
+    }
+
+    /// Fields whose value is a URL, which may carry a password or a secret query value.
+    static let urlFields: Set<HTTPFieldName> = [.location, .referer, try! HTTPFieldName("Content-Location")]
+
+    /// A URL field's value with its secrets hidden; the marker when it is not a URL.
+    static func redactedURL(_ value: String) -> String {
+        guard let url = URL(string: value) else { return redactionMarker }
+        return URLRedaction.display(url)
     }
 
     /// The cookies of `Cookie` values (`a=1; b=2`) or `Set-Cookie` values (`a=1; Path=/`),

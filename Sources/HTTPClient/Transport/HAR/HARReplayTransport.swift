@@ -12,9 +12,9 @@ import HTTPCore
 /// `matchingBody`, an entry whose request body was not kept (an empty `text` with a
 /// `bodySize` other than 0) matches any body.
 ///
-/// Repeated requests are served in the recorded order: the first request for a method and
-/// URL (and body) gets the first entry recorded for it, the second the second, and once
-/// they are used up the last one is served again. Each transport keeps its own count.
+/// Repeated requests are served in the recorded order: each request gets the first matching
+/// entry not served yet, and once every matching entry was served, the last one again. Each
+/// transport keeps its own record of what it served.
 ///
 /// The response has the recorded status and header fields, and the recorded body (decoded
 /// from base64 when its `encoding` says so; empty when it was not kept), delivered as
@@ -39,7 +39,8 @@ public final class HARReplayTransport: ClientTransport {
     /// Each entry's method and normalised URL, in the log's order.
     private let keys: [(method: String, url: String)]
     /// How many times each method, URL (and body) was answered.
-    private let served = Locked<[String: Int]>([:])
+    /// The entries served so far, by index.
+    private let served = Locked<Set<Int>>([])
 
     /// The most request body bytes read to compare with a recorded body.
     static let bodyReadLimit = 256 * 1024 * 1024
@@ -103,13 +104,13 @@ public final class HARReplayTransport: ClientTransport {
         guard !candidates.isEmpty else {
             throw ClientError(.noRecordedResponse, unmatchedMessage(method: method, url: url), request: request)
         }
-        var group = "\(method) \(url)"
-        if matchesBody { group += " \(body?.base64EncodedString() ?? "")" }
-        let turn = served.withLock { counts in
-            defer { counts[group, default: 0] += 1 }
-            return counts[group, default: 0]
+        // The first matching entry not served yet; when all were, the last one again.
+        let chosen = served.withLock { served in
+            let next = candidates.first { !served.contains($0) } ?? candidates[candidates.count - 1]
+            served.insert(next)
+            return next
         }
-        return try response(to: request, from: log.entries[candidates[min(turn, candidates.count - 1)]])
+        return try response(to: request, from: log.entries[chosen])
     }
 
     /// The recorded response as a transport response to `request`.
@@ -127,7 +128,11 @@ public final class HARReplayTransport: ClientTransport {
         }
         let skipped: Set<String> = ["content-length", "content-encoding", "transfer-encoding"]
         var fields = HTTPFields()
-        for header in recorded.headers where !header.name.hasPrefix(":") && !skipped.contains(header.name.lowercased())
+        // Pseudo-header fields, the framing fields, and fields the recorder redacted (an
+        // `Authorization: ***` or `Set-Cookie: ***` is no value to serve).
+        for header in recorded.headers
+        where !header.name.hasPrefix(":") && !skipped.contains(header.name.lowercased())
+            && header.value != HARRecorder.redactionMarker
         {
             if let field = try? HTTPField(name: header.name, value: header.value) { fields.append(field) }
         }
@@ -155,10 +160,10 @@ public final class HARReplayTransport: ClientTransport {
         let components = URLComponents(string: url)
         let host = components?.host
         let path = components?.percentEncodedPath ?? url
-        let nearest = keys.min { lhs, rhs in
-            Self.distance(lhs, method: method, url: url, host: host, path: path)
-                < Self.distance(rhs, method: method, url: url, host: host, path: path)
-        }
+        // Each distance once, on URLs cut to 2 KiB: a browser export's data: URLs run to
+        // hundreds of kilobytes, and edits are counted in quadratic time.
+        let nearest = keys.map { key in (key, Self.distance(key, method: method, url: url, host: host, path: path)) }
+            .min { $0.1 < $1.1 }?.0
         guard let nearest else { return "no recorded response for \(request)" }
         var message =
             "no recorded response for \(request); the nearest recorded request is \(nearest.method) \(nearest.url)"
@@ -172,10 +177,12 @@ public final class HARReplayTransport: ClientTransport {
         _ key: (method: String, url: String), method: String, url: String, host: String?, path: String
     ) -> (Int, Int, Int, Int) {
         let recorded = URLComponents(string: key.url)
+        let cut = 2048
         return (
             key.method == method ? 0 : 1, recorded?.host == host ? 0 : 1,
-            editDistance(Array((recorded?.percentEncodedPath ?? key.url).utf8), Array(path.utf8)),
-            editDistance(Array(key.url.utf8), Array(url.utf8))
+            editDistance(
+                Array((recorded?.percentEncodedPath ?? key.url).utf8.prefix(cut)), Array(path.utf8.prefix(cut))),
+            editDistance(Array(key.url.utf8.prefix(cut)), Array(url.utf8.prefix(cut)))
         )
     }
 
