@@ -1,0 +1,41 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// Compiler settings shared by every target, as in Heron's root package: Swift 6 language
+/// mode comes from the tools version; `ExistentialAny` makes every existential spelled `any`.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny")
+]
+
+/// Bridges from Heron's client to the Swift server ecosystem's observability APIs:
+/// apple/swift-log, apple/swift-metrics and apple/swift-distributed-tracing. They live in a
+/// package of their own so that Heron's root package stays free of dependencies.
+let package = Package(
+    name: "HeronObservability",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    products: [
+        .library(name: "HeronLogging", targets: ["HeronLogging"])
+    ],
+    dependencies: [
+        .package(name: "Heron", path: "../.."),
+        .package(url: "https://github.com/apple/swift-log.git", exact: "1.16.2"),
+    ],
+    targets: [
+        .target(
+            name: "HeronLogging",
+            dependencies: [
+                .product(name: "HTTPClient", package: "Heron"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HeronLoggingTests",
+            dependencies: [
+                "HeronLogging",
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)
