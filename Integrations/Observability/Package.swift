@@ -14,11 +14,13 @@ let package = Package(
     name: "HeronObservability",
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
-        .library(name: "HeronLogging", targets: ["HeronLogging"])
+        .library(name: "HeronLogging", targets: ["HeronLogging"]),
+        .library(name: "HeronMetrics", targets: ["HeronMetrics"]),
     ],
     dependencies: [
         .package(name: "Heron", path: "../.."),
         .package(url: "https://github.com/apple/swift-log.git", exact: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", exact: "2.13.0"),
     ],
     targets: [
         .target(
@@ -29,11 +31,27 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "HeronMetrics",
+            dependencies: [
+                .product(name: "HTTPClient", package: "Heron"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "HeronLoggingTests",
             dependencies: [
                 "HeronLogging",
                 .product(name: "InMemoryLogging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HeronMetricsTests",
+            dependencies: [
+                "HeronMetrics",
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings
         ),
