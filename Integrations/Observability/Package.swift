@@ -16,11 +16,13 @@ let package = Package(
     products: [
         .library(name: "HeronLogging", targets: ["HeronLogging"]),
         .library(name: "HeronMetrics", targets: ["HeronMetrics"]),
+        .library(name: "HeronTracing", targets: ["HeronTracing"]),
     ],
     dependencies: [
         .package(name: "Heron", path: "../.."),
         .package(url: "https://github.com/apple/swift-log.git", exact: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", exact: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", exact: "1.7.3"),
     ],
     targets: [
         .target(
@@ -39,6 +41,14 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "HeronTracing",
+            dependencies: [
+                .product(name: "HTTPClient", package: "Heron"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "HeronLoggingTests",
             dependencies: [
@@ -52,6 +62,14 @@ let package = Package(
             dependencies: [
                 "HeronMetrics",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HeronTracingTests",
+            dependencies: [
+                "HeronTracing",
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: swiftSettings
         ),

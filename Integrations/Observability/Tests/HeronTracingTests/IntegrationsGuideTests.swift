@@ -1,0 +1,24 @@
+import Foundation
+import HTTPClient
+import HeronTracing
+import Testing
+import Tracing
+
+/// The HeronTracing example in `Docs/Integrations.md`, kept compiling and run.
+@Suite("The Integrations guide's HeronTracing example")
+struct IntegrationsGuideTests {
+    @Test("The guide's example runs (with the no-op tracer, as nothing is bootstrapped)")
+    func guideExample() async throws {
+        let stub = StubTransport(fallback: .status(.ok))
+        // The guide's example, verbatim but for the transport.
+        let client = Client(
+            baseURL: URL(string: "https://api.example.com")!,
+            transport: stub,  // URLSessionTransport() by default
+            interceptors: [BearerAuth(token: "s3cret"), TracingInterceptor()])
+        try await withSpan("checkout") { _ in
+            _ = try await client.send(HTTPRequest(url: URL(string: "cart")!))
+        }
+
+        #expect(stub.requests.map(\.url.path) == ["/cart"])
+    }
+}
