@@ -30,6 +30,9 @@ struct IntegrationsGuideTests {
             entries[0].message.description
                 == "-> GET https://api.example.com/items?api_key=***&page=2 (attempt 1)\nAuthorization: <redacted>")
         #expect(entries[0].metadata["http.url"] == "https://api.example.com/items?api_key=***&page=2")
+        let response = entries[1].message.description
+        #expect(response.hasPrefix("<- 200 OK GET https://api.example.com/items?api_key=***&page=2 ("))
         #expect(entries[1].metadata["http.status"] == "200")
+        #expect(entries[1].metadata["http.duration"] != nil)
     }
 }
