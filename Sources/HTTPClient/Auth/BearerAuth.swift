@@ -41,6 +41,12 @@ public struct BearerAuth: Interceptor {
     /// - Parameter tokens: The shared refresher.
     public init(_ tokens: TokenRefresher) { source = .refreshing(tokens) }
 
+    /// A fixed token never waits; a refresher may.
+    var stepsRunInline: Bool {
+        if case .fixed = source { return true }
+        return false
+    }
+
     /// Adds the `Authorization` field, unless the request already has one or goes to another
     /// origin than the client's base URL (``InterceptorContext/mayCarryCredentials(_:)``).
     /// - Parameters:

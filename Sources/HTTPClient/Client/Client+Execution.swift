@@ -107,6 +107,7 @@ extension Client {
     ) async throws -> ClientResponse<Mode.Content> {
         let base = try resolved(request)
         let interceptors = options.interceptors.isEmpty ? self.interceptors : options.interceptors + self.interceptors
+        let inline = options.interceptors.isEmpty ? interceptorsRunInline : interceptors.stepsRunInline
         var context = InterceptorContext(
             request: base, attempt: 1, values: values.merging(options.values),
             retriesNonIdempotent: options.retriesNonIdempotent, start: record.start)
@@ -143,7 +144,8 @@ extension Client {
             } else {
                 context.request = base
                 do {
-                    prepared = try await prepare(base, interceptors: interceptors, context: &context, timeout: timeout)
+                    prepared = try await prepare(
+                        base, interceptors: interceptors, context: &context, timeout: timeout, inline: inline)
                 } catch let error as ClientError where error.code == .timedOut {
                     guard let deadline, ContinuousClock.now >= deadline else { throw error }
                     throw Self.deadlinePassed(
@@ -210,7 +212,7 @@ extension Client {
                 timeout = try stepTimeout("before the interceptors judged attempt \(attempt)")
                 do {
                     decision = try await decide(
-                        outcome, interceptors: interceptors, context: &context, timeout: timeout)
+                        outcome, interceptors: interceptors, context: &context, timeout: timeout, inline: inline)
                 } catch let error as ClientError where error.code == .timedOut {
                     guard let deadline, ContinuousClock.now >= deadline else { throw error }
                     throw Self.deadlinePassed(
@@ -285,8 +287,22 @@ extension Client {
     /// caller's cancellation even when an interceptor heeds neither (its task is then left to
     /// end on its own, its result dropped).
     private func prepare(
-        _ base: HTTPRequest, interceptors: [any Interceptor], context: inout InterceptorContext, timeout: Duration?
+        _ base: HTTPRequest, interceptors: [any Interceptor], context: inout InterceptorContext, timeout: Duration?,
+        inline: Bool
     ) async throws -> HTTPRequest {
+        if inline {
+            // Steps that never wait cannot outlast the timeout: no task to race them in.
+            try Task.checkCancellation()
+            var prepared = base
+            for interceptor in interceptors {
+                do {
+                    try await interceptor.prepare(&prepared, context: &context)
+                } catch {
+                    throw ClientError.wrapping(error, request: prepared, fallback: .interceptorFailed)
+                }
+            }
+            return prepared
+        }
         let running = Locked(0)
         let initial = context
         let onTimeout: @Sendable () -> any Error = {
@@ -313,8 +329,22 @@ extension Client {
     /// ``InterceptorDecision/proceed``, bounded as ``prepare(_:interceptors:context:timeout:)`` is.
     private func decide(
         _ outcome: AttemptOutcome, interceptors: [any Interceptor], context: inout InterceptorContext,
-        timeout: Duration?
+        timeout: Duration?, inline: Bool
     ) async throws -> InterceptorDecision {
+        if inline {
+            try Task.checkCancellation()
+            for interceptor in interceptors.reversed() {
+                let decision: InterceptorDecision
+                do {
+                    decision = try await interceptor.decide(outcome, context: &context)
+                } catch {
+                    throw ClientError.wrapping(error, request: context.request, fallback: .interceptorFailed)
+                }
+                if case .proceed = decision { continue }
+                return decision
+            }
+            return .proceed
+        }
         let running = Locked(interceptors.endIndex - 1)
         let initial = context
         let onTimeout: @Sendable () -> any Error = {

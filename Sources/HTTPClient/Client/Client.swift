@@ -74,6 +74,8 @@ public final class Client: Sendable {
     let counter = RequestCounter()
     let deadlines = DeadlineScheduler()
     private let defaultFieldNames: Set<HTTPFieldName>
+    /// Whether every interceptor's steps run inline (``InlineSteps``).
+    let interceptorsRunInline: Bool
 
     /// Creates a client.
     /// - Parameters:
@@ -108,6 +110,7 @@ public final class Client: Sendable {
         self.resolver = BaseURLResolver(baseURL: baseURL)
         self.hub = ObserverHub(observers)
         self.defaultFieldNames = Set(headerFields.map(\.name))
+        self.interceptorsRunInline = interceptors.stepsRunInline
     }
 
     /// Sends a request and buffers the response body in memory.

@@ -107,3 +107,10 @@ public struct DefaultHeaderFields: Interceptor {
         }
     }
 }
+
+extension DefaultHeaderFields: InlineSteps {
+    /// Fixed fields never wait; a provider may.
+    var stepsRunInline: Bool {
+        entries.allSatisfy { if case .fields = $0 { true } else { false } }
+    }
+}
