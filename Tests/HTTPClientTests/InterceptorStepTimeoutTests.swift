@@ -145,3 +145,22 @@ struct InterceptorStepTimeoutTests {
         #expect(response.status == .ok)
     }
 }
+
+@Suite("Interceptor steps that never wait run inline")
+struct InlineStepsTests {
+    @Test(
+        "fixed fields, a fixed token, validation, logging and idempotency keys run inline; providers and refreshers do not"
+    )
+    func whichRunInline() throws {
+        let inline: [any Interceptor] = [
+            DefaultHeaderFields(try HTTPFields(["X-A": "1"])), BearerAuth(token: "t"), ResponseValidation(),
+            Logging { _ in }, IdempotencyKey(), BasicAuth(username: "a", password: "b"),
+        ]
+        #expect(inline.stepsRunInline)
+        #expect(Client(transport: StubTransport(), interceptors: inline).interceptorsRunInline)
+        let provider = DefaultHeaderFields(.accept) { _ in "x" }
+        #expect(![provider].stepsRunInline)
+        #expect(![BearerAuth(TokenRefresher(token: "t") { _ in "u" })].stepsRunInline)
+        #expect(!Client(transport: StubTransport(), interceptors: inline + [provider]).interceptorsRunInline)
+    }
+}
