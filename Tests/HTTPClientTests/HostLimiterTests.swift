@@ -147,7 +147,8 @@ struct HostLimiterTests {
         #expect(first.status.code == 429)
         let start = clock.now
         let other = try await client.send(.get("https://calm.example/b"))
-        #expect(other.status == .ok && clock.now - start < .milliseconds(500))
+        // The other host did not wait (its wait is measured by the limiter, not the wall clock).
+        #expect(other.status == .ok && other.metrics.queued == .zero)
         let second = try await client.send(.get("https://busy.example/c"))
         #expect(second.status == .ok)
         #expect(clock.now - start >= .milliseconds(900))
