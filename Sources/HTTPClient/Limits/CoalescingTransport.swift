@@ -119,7 +119,6 @@ final class Flight: Sendable {
         var members: Set<UInt64> = []
         var nextID: UInt64 = 0
         var outcome: Result<Shared, any Error>?
-        var started = false
         /// Every caller left before the outcome: the request is being cancelled.
         var abandoned = false
     }
@@ -154,8 +153,7 @@ final class Flight: Sendable {
     /// Starts the request, once, unless every caller left already.
     func start() {
         state.withLock { state in
-            guard !state.started, !state.abandoned else { return }
-            state.started = true
+            guard state.task == nil, !state.abandoned else { return }
             state.task = makeTask()
         }
     }

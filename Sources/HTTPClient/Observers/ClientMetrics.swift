@@ -13,7 +13,8 @@ public struct ClientMetrics: Sendable, CustomStringConvertible {
     /// Response body bytes received in the last attempt, when known (not for streams).
     public var bytesReceived: Int64?
     /// Time the call's requests waited before they were sent (a ``HostLimiter``'s queue),
-    /// over all attempts and redirects.
+    /// over the attempts that got a response and their redirects (a failed attempt's wait
+    /// is not known to the client).
     public var queued: Duration
 
     /// Creates metrics.
