@@ -28,7 +28,8 @@
 //     time, and one call right after each real request (cold caches, URLSession busy on
 //     the other core: what the sequential benchmark sees). The client's own cost, for
 //     profiling. Absolute figures, so compare runs of the same build only.
-//     HERON_OVERHEAD_CALLS sets the number of calls (200,000 by default).
+//     HERON_OVERHEAD_CALLS sets the number of calls (200,000 by default); HERON_OVERHEAD_INSTANT=1
+//     skips the real requests (so that callgrind can count the instructions of a call).
 // HERON_BENCH_JSON / HERON_BENCH_QUICK: see BenchmarkSupport's Report (quick: 2 batches a
 // round instead of 20, a shorter warm-up; the upload size is the MiB argument).
 // HERON_BENCH_ONLY=text runs only the variants whose name contains text (for profiling).
@@ -437,6 +438,9 @@ if which == "overhead" {
     let transportRequest = request
     let calls = environment["HERON_OVERHEAD_CALLS"].flatMap { Int($0) } ?? 200_000
     let only = environment["HERON_BENCH_ONLY"]
+    // HERON_OVERHEAD_INSTANT=1: only the instant transport, no real request (for callgrind,
+    // which counts instructions, not seconds, whatever else the machine is doing).
+    let afterRequestCalls = environment["HERON_OVERHEAD_INSTANT"] == "1" ? 0 : 2000
     for round in 0..<rounds {
         let subjects = [("full", client), ("without observer", quiet), ("bare", bare)]
         for (name, subject) in subjects where only.map(name.contains) ?? true {
@@ -461,14 +465,14 @@ if which == "overhead" {
             // request on the other core, as in the sequential request benchmark.
             let afterRequest = try await Task.detached {
                 var total = 0.0
-                for _ in 0..<2000 {
+                for _ in 0..<afterRequestCalls {
                     _ = try await transport.send(transportRequest, options: TransportOptions()).body?.collect(
                         upTo: 1 << 20)
                     let start = DispatchTime.now().uptimeNanoseconds
                     _ = try await subject.send(request)
                     total += Double(DispatchTime.now().uptimeNanoseconds - start) / 1000
                 }
-                return total / 2000
+                return total / Double(max(afterRequestCalls, 1))
             }.value
             print(
                 String(

@@ -10,9 +10,11 @@ struct CallRecord {
     var bytesReceived: Int64?
     var queued = Duration.zero
 
-    func metrics() -> ClientMetrics {
+    /// The metrics of the call, ended `end` (now, unless the caller has just read the clock:
+    /// a read costs tens of nanoseconds on some machines, and a call reads it a handful of times).
+    func metrics(at end: ContinuousClock.Instant = .now) -> ClientMetrics {
         ClientMetrics(
-            attempts: history, redirects: redirects, duration: ContinuousClock.now - start, bytesSent: bytesSent,
+            attempts: history, redirects: redirects, duration: end - start, bytesSent: bytesSent,
             bytesReceived: bytesReceived, queued: queued)
     }
 }
@@ -23,8 +25,8 @@ struct EventEmitter: Sendable {
     let id: UInt64
     let start: ContinuousClock.Instant
 
-    func event(_ kind: ClientEvent.Kind) -> ClientEvent {
-        ClientEvent(requestID: id, elapsed: ContinuousClock.now - start, kind: kind)
+    func event(_ kind: ClientEvent.Kind, at now: ContinuousClock.Instant = .now) -> ClientEvent {
+        ClientEvent(requestID: id, elapsed: now - start, kind: kind)
     }
 
     func emit(_ events: [ClientEvent]) {
@@ -42,9 +44,9 @@ struct EventBuffer {
 
     init(_ emitter: EventEmitter) { self.emitter = emitter }
 
-    mutating func record(_ kind: @autoclosure () -> ClientEvent.Kind) {
+    mutating func record(_ kind: @autoclosure () -> ClientEvent.Kind, at now: ContinuousClock.Instant) {
         guard emitter.hub != nil else { return }
-        pending.append(emitter.event(kind()))
+        pending.append(emitter.event(kind(), at: now))
     }
 
     /// The recorded events, which the caller now delivers.
@@ -89,13 +91,17 @@ extension Client {
         do {
             let response = try await runAttempts(
                 request, options: options, mode: mode, deadline: deadline, record: &record, events: &events)
-            events.record(.finished(status: response.head.status, error: nil, metrics: response.metrics))
+            events.record(
+                .finished(status: response.head.status, error: nil, metrics: response.metrics),
+                at: record.start + response.metrics.duration)
             events.flush()
             return response
         } catch {
             let failure = ClientError.wrapping(error, request: request, fallback: .transport).withAttempts(
                 record.history)
-            events.record(.finished(status: failure.response?.status, error: failure, metrics: record.metrics()))
+            let end = ContinuousClock.now
+            events.record(
+                .finished(status: failure.response?.status, error: failure, metrics: record.metrics(at: end)), at: end)
             events.flush()
             throw failure
         }
@@ -154,55 +160,61 @@ extension Client {
                 }
                 context.request = prepared
             }
-            events.record(.prepared(prepared, attempt: attempt))
+            // One clock read for the events before the send, the attempt's start and its deadline.
+            let attemptStart = ContinuousClock.now
+            events.record(.prepared(prepared, attempt: attempt), at: attemptStart)
+            if !interceptors.isEmpty { timeout = try stepTimeout("before attempt \(attempt) was sent") }
             let prelude = events.take()
             let emitter = events.emitter
-
-            if !interceptors.isEmpty { timeout = try stepTimeout("before attempt \(attempt) was sent") }
-            let attemptStart = ContinuousClock.now
             var exchange: Exchange<Mode.Content>?
             let outcome: AttemptOutcome
+            let attemptEnd: ContinuousClock.Instant
             do {
                 let result: Exchange<Mode.Content>
-                if let options = Self.options(transportOptions, timeout: timeout, enforcedBy: transport) {
+                if let options = Self.options(
+                    transportOptions, timeout: timeout, from: attemptStart, enforcedBy: transport)
+                {
                     // Called directly, not through a closure: the common case pays for no
                     // closure context and no extra async frame.
                     result = try await followRedirects(
                         from: prepared, options: options, mode: mode, progress: progress, limit: redirectLimit,
-                        attempt: attempt, prelude: prelude, events: emitter)
+                        attempt: attempt, prelude: prelude, events: emitter, at: attemptStart)
                 } else {
                     result = try await withDeadlineTask(timeout ?? .zero, request: prepared) { [self, attempt] in
                         try await followRedirects(
                             from: prepared, options: transportOptions, mode: mode, progress: progress,
-                            limit: redirectLimit, attempt: attempt, prelude: prelude, events: emitter)
+                            limit: redirectLimit, attempt: attempt, prelude: prelude, events: emitter,
+                            at: attemptStart)
                     }
                 }
+                attemptEnd = .now
                 exchange = result
                 record.redirects += result.redirects
                 record.queued += result.queued
                 record.bytesSent = result.bytesSent
                 record.bytesReceived = Mode.byteCount(of: result.content)
                 outcome = .response(result.head, body: Mode.data(of: result.content))
-                events.record(.responseReceived(result.head, attempt: attempt))
+                events.record(.responseReceived(result.head, attempt: attempt), at: attemptEnd)
             } catch {
+                attemptEnd = .now
                 let failure = ClientError.wrapping(error, request: prepared, fallback: .transport)
                 record.history.append(
                     ClientError.Attempt(
                         number: attempt, status: nil, failure: failure.code.rawValue,
-                        duration: Self.seconds(since: attemptStart)))
+                        duration: Self.seconds(attemptEnd - attemptStart)))
                 if failure.code == .cancelled { throw failure }
-                if let deadline, failure.code == .timedOut, ContinuousClock.now >= deadline {
+                if let deadline, failure.code == .timedOut, attemptEnd >= deadline {
                     throw Self.deadlinePassed(
                         deadline, "during attempt \(attempt)", record: record, request: prepared, underlying: failure)
                 }
-                events.record(.transportError(failure, attempt: attempt))
+                events.record(.transportError(failure, attempt: attempt), at: attemptEnd)
                 outcome = .failure(failure)
             }
             if let exchange {
                 record.history.append(
                     ClientError.Attempt(
                         number: attempt, status: exchange.head.status, failure: nil,
-                        duration: Self.seconds(since: attemptStart)))
+                        duration: Self.seconds(attemptEnd - attemptStart)))
             }
 
             let decision: InterceptorDecision
@@ -220,6 +232,9 @@ extension Client {
                         request: prepared, underlying: error)
                 }
             }
+            // Steps that never wait took no time worth a clock read (tens of nanoseconds).
+            let decided = interceptors.isEmpty || inline ? attemptEnd : ContinuousClock.now
+            let elapsed = decided - context.start
             var failure = outcome.error
             let action: RetryAction
             let interceptorRetry: Bool
@@ -229,7 +244,7 @@ extension Client {
                 if case .retryAfter(let delay) = decision { wait = delay }
                 // The request as sent: a field an interceptor added (an idempotency key) counts.
                 action = retry.permitInterceptorRetry(
-                    of: prepared, after: outcome, attempt: attempt, elapsed: context.elapsed, wait: wait,
+                    of: prepared, after: outcome, attempt: attempt, elapsed: elapsed, wait: wait,
                     retriesNonIdempotent: options.retriesNonIdempotent, state: &retryState)
                 interceptorRetry = true
             case .fail(let error):
@@ -237,7 +252,7 @@ extension Client {
                 fallthrough
             case .proceed:
                 action = retry.decide(
-                    after: outcome, of: prepared, attempt: attempt, elapsed: context.elapsed,
+                    after: outcome, of: prepared, attempt: attempt, elapsed: elapsed,
                     retriesNonIdempotent: options.retriesNonIdempotent, state: &retryState)
                 interceptorRetry = false
             }
@@ -256,7 +271,7 @@ extension Client {
                 var head = exchange.head
                 if head.url == nil { head.url = exchange.request.url }
                 return ClientResponse(
-                    head: head, body: exchange.content, request: exchange.request, metrics: record.metrics())
+                    head: head, body: exchange.content, request: exchange.request, metrics: record.metrics(at: decided))
             case .retry(let wait):
                 if let deadline, ContinuousClock.now + wait >= deadline {
                     // A backoff that would end past the deadline is not started.
@@ -264,7 +279,7 @@ extension Client {
                         deadline, "before a retry after \(wait) could start (\(reason))", record: record,
                         request: prepared, response: outcome.response, underlying: failure, ahead: true)
                 }
-                events.record(.retryScheduled(attempt: attempt, delay: wait, reason: reason))
+                events.record(.retryScheduled(attempt: attempt, delay: wait, reason: reason), at: .now)
                 events.flush()
                 try await Self.sleep(wait, request: base)
             case .giveUp(let refusal):
@@ -401,7 +416,7 @@ extension Client {
     /// event with the next `sent`.
     private func followRedirects<Mode: ResponseBodyMode>(
         from request: HTTPRequest, options: TransportOptions, mode: Mode, progress: ProgressDestination?,
-        limit: Int, attempt: Int, prelude: [ClientEvent], events: EventEmitter
+        limit: Int, attempt: Int, prelude: [ClientEvent], events: EventEmitter, at start: ContinuousClock.Instant
     ) async throws -> Exchange<Mode.Content> {
         var current = request
         var redirects = 0
@@ -409,7 +424,7 @@ extension Client {
         var batch = prelude
         while true {
             if events.hub != nil {
-                batch.append(events.event(.sent(current, attempt: attempt)))
+                batch.append(events.event(.sent(current, attempt: attempt), at: redirects == 0 ? start : .now))
                 events.emit(batch)
                 batch = []
             }
@@ -445,13 +460,14 @@ extension Client {
     /// enforce it: no timeout, or a transport that enforces ``TransportOptions/deadline``
     /// (which is then set). `nil` when the call must run in a task cancelled at the timeout.
     private static func options(
-        _ options: TransportOptions, timeout: Duration?, enforcedBy transport: any ClientTransport
+        _ options: TransportOptions, timeout: Duration?, from now: ContinuousClock.Instant,
+        enforcedBy transport: any ClientTransport
     ) -> TransportOptions? {
         // A timeout beyond a century is no timeout (and would overflow the clock's arithmetic).
         guard let timeout, timeout < .seconds(3_153_600_000) else { return options }
         guard transport.enforcesDeadline else { return nil }
         var options = options
-        options.deadline = .now + timeout
+        options.deadline = now + timeout
         return options
     }
 
@@ -474,8 +490,7 @@ extension Client {
         }
     }
 
-    static func seconds(since start: ContinuousClock.Instant) -> TimeInterval {
-        let elapsed = ContinuousClock.now - start
+    static func seconds(_ elapsed: Duration) -> TimeInterval {
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
     }
 }
