@@ -36,8 +36,10 @@ import Tracing
 ///
 /// **Order.** Put it **last** among the interceptors: it then sees the request as sent, and
 /// it decides first, so no other interceptor's decision skips its `decide`. An attempt that
-/// never reaches `decide` (the call is cancelled, or its deadline passes) leaves its span
-/// unended; when a retry's `prepare` finds such a span, it ends it first.
+/// never reaches `decide` (the call is cancelled, its deadline passes, or an interceptor after
+/// this one in `decide` order ends the chain) still ends its span: with the status `.error`
+/// and `error.type` `abandoned`, once the call lets go of the attempt's context (when the
+/// call ends, or when a retry's `prepare` starts the next attempt's span). No span is left open.
 ///
 /// ```swift
 /// let client = Client(
@@ -47,7 +49,38 @@ import Tracing
 public struct TracingInterceptor: Interceptor {
     /// The key under which an attempt's span waits between `prepare` and `decide`.
     private enum AttemptSpan: RequestValueKey {
-        typealias Value = any Span
+        typealias Value = OpenSpan
+    }
+
+    /// An attempt's span until it is ended: by ``decide(_:context:)`` with the outcome, or,
+    /// when that never comes, by the last copy of the attempt's context being released.
+    ///
+    /// `@unchecked Sendable`: `ended` is only read and written under `lock`; the span is
+    /// `Sendable` and only ended once, by whoever sets `ended` first.
+    final class OpenSpan: @unchecked Sendable {
+        let span: any Span
+        private let lock = NSLock()
+        private var ended = false
+
+        init(_ span: any Span) { self.span = span }
+
+        /// Takes the span to end it; `nil` when it was already taken.
+        func take() -> (any Span)? {
+            lock.withLock {
+                defer { ended = true }
+                return ended ? nil : span
+            }
+        }
+
+        /// Ends the span as abandoned: its attempt never reached the interceptor's `decide`.
+        func abandon() {
+            guard let span = take() else { return }
+            span.attributes["error.type"] = "abandoned"
+            span.setStatus(SpanStatus(code: .error, message: "the attempt ended before its outcome was traced"))
+            span.end()
+        }
+
+        deinit { abandon() }
     }
 
     /// The methods OpenTelemetry's conventions know by name; others become `_OTHER`.
@@ -75,9 +108,7 @@ public struct TracingInterceptor: Interceptor {
     ///   - request: The request to send; gets the tracer's propagation fields.
     ///   - context: The attempt's context; holds the span until ``decide(_:context:)``.
     public func prepare(_ request: inout HTTPRequest, context: inout InterceptorContext) async throws {
-        if let abandoned = context.values[AttemptSpan.self] {
-            abandoned.end()
-        }
+        context.values[AttemptSpan.self]?.abandon()
         let method = request.method.rawValue
         let known = Self.knownMethods.contains(method)
         let span = tracer.startSpan(
@@ -93,7 +124,7 @@ public struct TracingInterceptor: Interceptor {
             }
         }
         tracer.inject(span.context, into: &request.headerFields, using: HTTPFieldsInjector())
-        context.values[AttemptSpan.self] = span
+        context.values[AttemptSpan.self] = OpenSpan(span)
     }
 
     /// Records the outcome on the attempt's span and ends it; changes nothing.
@@ -106,7 +137,7 @@ public struct TracingInterceptor: Interceptor {
     ) async throws
         -> InterceptorDecision
     {
-        guard let span = context.values[AttemptSpan.self] else { return .proceed }
+        guard let open = context.values[AttemptSpan.self], let span = open.take() else { return .proceed }
         context.values[AttemptSpan.self] = nil
         switch outcome {
         case .response(let head, _):

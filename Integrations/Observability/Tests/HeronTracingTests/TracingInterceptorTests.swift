@@ -154,6 +154,64 @@ struct TracingInterceptorTests {
         try await interceptor.prepare(&retry, context: &context)
         #expect(tracer.finishedSpans.count == 1)
         #expect(tracer.activeSpans.count == 1)
+        #expect(tracer.finishedSpans.first?.attributes["error.type"]?.toSpanAttribute() == "abandoned")
+    }
+
+    @Test("A cancelled call, whose attempt never reaches decide, leaves no span open")
+    func cancelledCallEndsItsSpan() async throws {
+        let tracer = InMemoryTracer()
+        let client = Self.client(StubTransport(fallback: .failure(CancellationError())), tracer: tracer)
+        let error = await #expect(throws: ClientError.self) {
+            _ = try await client.send(HTTPRequest(url: URL(string: "a")!))
+        }
+        #expect(error?.code == .cancelled)
+
+        #expect(await Self.noSpanOpen(tracer))
+        let span = try #require(tracer.finishedSpans.only)
+        #expect(span.attributes["error.type"]?.toSpanAttribute() == "abandoned")
+        #expect(span.status?.code == .error)
+    }
+
+    @Test("A span whose decide another interceptor's decision skipped is still ended, as abandoned")
+    func skippedDecideEndsItsSpan() async throws {
+        let tracer = InMemoryTracer()
+        // Misplaced: first in the list, so ResponseValidation decides first and ends the chain.
+        let client = Client(
+            baseURL: URL(string: "https://api.example.com")!, transport: StubTransport(fallback: .status(.notFound)),
+            interceptors: [TracingInterceptor(tracer: tracer), ResponseValidation()], retry: .none)
+        await #expect(throws: ClientError.self) {
+            _ = try await client.send(HTTPRequest(url: URL(string: "a")!))
+        }
+
+        #expect(await Self.noSpanOpen(tracer))
+        let span = try #require(tracer.finishedSpans.only)
+        #expect(span.attributes["error.type"]?.toSpanAttribute() == "abandoned")
+        #expect(span.attributes["http.response.status_code"] == nil)
+    }
+
+    @Test("A span that decide ended is not ended again when the context is released")
+    func endedOnce() async throws {
+        let tracer = InMemoryTracer()
+        let client = Self.client(StubTransport(fallback: .status(.ok)), tracer: tracer)
+        _ = try await client.send(HTTPRequest(url: URL(string: "a")!))
+
+        let span = try #require(tracer.finishedSpans.only)
+        #expect(span.attributes["error.type"] == nil)
+        #expect(span.status == nil)
+    }
+}
+
+extension TracingInterceptorTests {
+    /// Whether every span has ended, waiting up to 5 s: the last copy of an attempt's context
+    /// may belong to the task that ran an interceptor step, released just after the call returns.
+    static func noSpanOpen(_ tracer: InMemoryTracer) async -> Bool {
+        let clock = ContinuousClock()
+        let give = clock.now + .seconds(5)
+        while !tracer.activeSpans.isEmpty {
+            guard clock.now < give else { return false }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        return true
     }
 }
 
