@@ -38,12 +38,16 @@ import OpenAPIRuntime
 /// ``HTTPClient/RetryPolicy/status(_:max:honorRetryAfter:retryAfterLimit:)``, or without that
 /// status, when the generated code must see it.
 ///
+/// With a client generated from a document that describes httpbin's `/headers` as `echoHeaders`:
+///
 /// ```swift
 /// let heron = HTTPClient.Client(
-///     baseURL: URL(string: "https://api.example.com/v1")!,  // credentials go to this origin only
+///     baseURL: serverURL,  // credentials go to this origin only
 ///     interceptors: [BearerAuth(token: "s3cret"), Logging(.line) { print($0) }],
 ///     retry: [.transportErrors(max: 2), .status([503], max: 2), .backoff(.exponential(base: 0.5, cap: 4))])
-/// let api = Client(serverURL: URL(string: "https://api.example.com/v1")!, transport: HeronTransport(client: heron))
+/// let api = Client(serverURL: serverURL, transport: HeronTransport(client: heron))
+/// let headers = try await api.echoHeaders().ok.body.json.headers.additionalProperties
+/// print(headers["Authorization"] ?? "")  // Bearer s3cret
 /// ```
 public struct HeronTransport: OpenAPIRuntime.ClientTransport {
     /// How the transport hands response bodies to the generated code.
