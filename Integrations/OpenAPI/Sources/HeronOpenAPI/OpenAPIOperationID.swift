@@ -1,7 +1,7 @@
 import HTTPClient
 
 /// The identifier of the OpenAPI operation a call is for, as ``HeronTransport`` gives it to
-/// the Heron client's interceptors in their ``HTTPClient/InterceptorContext/values``.
+/// the Heron client's interceptors in their `InterceptorContext.values`.
 ///
 /// It is the document's `operationId` (such as `listPets`), so an interceptor can act per
 /// operation: a timeout, a metric label, a log line.

@@ -19,7 +19,8 @@ struct HeronTransportTests {
         retry: RetryStack = .none, interceptors: [any Interceptor] = []
     ) async throws -> (HTTPTypes.HTTPResponse, OpenAPIRuntime.HTTPBody?) {
         let client = HTTPClient.Client(transport: stub, interceptors: interceptors, retry: retry)
-        let request = HTTPTypes.HTTPRequest(method: method, scheme: nil, authority: nil, path: path, headerFields: fields)
+        let request = HTTPTypes.HTTPRequest(
+            method: method, scheme: nil, authority: nil, path: path, headerFields: fields)
         return try await HeronTransport(client: client).send(
             request, body: body, baseURL: baseURL, operationID: "anOperation")
     }
@@ -140,11 +141,13 @@ struct HeronTransportTests {
             "Set-Cookie": "a=1", "Content-Type": "text/plain", "set-cookie": "b=2", "Content-Length": "5",
         ])
         let stub = StubTransport(
-            fallback: .status(try HTTPStatus(code: 299, reasonPhrase: "Fine"), headerFields: fields, body: Data("hello".utf8)))
+            fallback: .status(
+                try HTTPStatus(code: 299, reasonPhrase: "Fine"), headerFields: fields, body: Data("hello".utf8)))
         let (head, body) = try await Self.send("/x", stub: stub)
         #expect(head.status.code == 299)
         #expect(head.status.reasonPhrase == "Fine")
-        #expect(head.headerFields.map(\.name.rawName) == ["Set-Cookie", "Content-Type", "set-cookie", "Content-Length"])
+        #expect(
+            head.headerFields.map(\.name.rawName) == ["Set-Cookie", "Content-Type", "set-cookie", "Content-Length"])
         #expect(head.headerFields[values: .setCookie] == ["a=1", "b=2"])
         let received = try #require(body)
         #expect(received.length == .known(5))
@@ -159,7 +162,8 @@ struct HeronTransportTests {
         #expect(body?.length == .unknown)
     }
 
-    @Test("No body for a response to HEAD, nor for 204 and 304", arguments: [("HEAD", 200), ("GET", 204), ("GET", 304)])
+    @Test(
+        "No body for a response to HEAD, nor for 204 and 304", arguments: [("HEAD", 200), ("GET", 204), ("GET", 304)])
     func noContent(method: String, status: Int) async throws {
         let stub = StubTransport(fallback: .status(try HTTPStatus(code: status)))
         let (head, body) = try await Self.send("/x", method: HTTPTypes.HTTPRequest.Method(method)!, stub: stub)

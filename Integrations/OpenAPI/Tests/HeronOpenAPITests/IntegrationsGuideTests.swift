@@ -29,11 +29,14 @@ struct IntegrationsGuideTests {
             #expect(blocks.count == 1, "\(file) has \(blocks.count) examples")
             examples += blocks
         }
-        let catalog = Snippets.markdownBlocks(try Snippets.read("Sources/HeronOpenAPI/HeronOpenAPI.docc/HeronOpenAPI.md"))
+        let catalog = Snippets.markdownBlocks(
+            try Snippets.read("Sources/HeronOpenAPI/HeronOpenAPI.docc/HeronOpenAPI.md"))
         #expect(catalog.count == 1)
         examples += catalog
         for example in examples {
-            #expect(Snippets.contains(example, in: tests), "no test holds this example:\n\(example.joined(separator: "\n"))")
+            #expect(
+                Snippets.contains(example, in: tests), "no test holds this example:\n\(example.joined(separator: "\n"))"
+            )
         }
     }
 
@@ -69,7 +72,8 @@ struct IntegrationsGuideTests {
 
         // A Heron error reaches the caller beneath OpenAPIRuntime's ClientError.
         let impatient = Client(
-            serverURL: serverURL, transport: HeronTransport(client: heron, options: RequestOptions(timeout: .seconds(1))))
+            serverURL: serverURL,
+            transport: HeronTransport(client: heron, options: RequestOptions(timeout: .seconds(1))))
         do {
             _ = try await impatient.delay(path: .init(seconds: 3))
         } catch let error as OpenAPIRuntime.ClientError {
@@ -79,16 +83,20 @@ struct IntegrationsGuideTests {
 
         #expect(serverURL == local)
         let lines = printed.values
-        #expect(lines.filter { !$0.hasPrefix("-> ") && !$0.hasPrefix("<- ") } == [
-            "hello", "true ada", "503, as documented", "delay timedOut",
-        ])
+        #expect(
+            lines.filter { !$0.hasPrefix("-> ") && !$0.hasPrefix("<- ") } == [
+                "hello", "true ada", "503, as documented", "delay timedOut",
+            ])
         let base = local.absoluteString
-        #expect(lines.filter { $0.hasPrefix("-> ") } == [
-            "-> GET \(base)/get?greeting=hello&count=2 (attempt 1)",
-            "-> GET \(base)/basic-auth/ada/s3cret (attempt 1)",
-            "-> GET \(base)/status/503 (attempt 1)",
-            "-> GET \(base)/delay/3 (attempt 1)",
-        ])
-        #expect(lines.first { $0.hasPrefix("<- ") }?.hasPrefix("<- 200 OK GET \(base)/get?greeting=hello&count=2 (") == true)
+        #expect(
+            lines.filter { $0.hasPrefix("-> ") } == [
+                "-> GET \(base)/get?greeting=hello&count=2 (attempt 1)",
+                "-> GET \(base)/basic-auth/ada/s3cret (attempt 1)",
+                "-> GET \(base)/status/503 (attempt 1)",
+                "-> GET \(base)/delay/3 (attempt 1)",
+            ])
+        #expect(
+            lines.first { $0.hasPrefix("<- ") }?.hasPrefix("<- 200 OK GET \(base)/get?greeting=hello&count=2 (") == true
+        )
     }
 }
