@@ -35,8 +35,8 @@ extension HeronTransport {
     /// `baseURL` with `path` (a path and query, as the generated code makes it) appended: the
     /// server URL's path is a prefix (`/v2` and `/pets` give `/v2/pets`, a trailing `/` of
     /// the server URL's path counting once), and its query, if any, comes before the path's.
-    /// - Throws: `ClientError.Code.invalidRequest` naming a server URL that is
-    ///   not absolute or a path that is not an absolute path (RFC 9112 §3.2.1's origin form).
+    /// - Throws: `ClientError.Code.invalidRequest` naming a server URL that is not absolute or
+    ///   a path that is not an absolute path (RFC 9112 §3.2.1's origin form).
     static func requestURL(baseURL: URL, path: String, method: HTTPTypes.HTTPRequest.Method) throws -> URL {
         func invalid(_ reason: String) -> HTTPClient.ClientError {
             HTTPClient.ClientError(.invalidRequest, "\(method) \(path) against the server URL \(baseURL): \(reason)")

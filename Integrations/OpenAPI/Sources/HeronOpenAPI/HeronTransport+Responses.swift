@@ -7,8 +7,8 @@ import OpenAPIRuntime
 
 extension HeronTransport {
     /// The response head as swift-http-types holds it.
-    /// - Throws: `ClientError.Code.invalidResponse` when swift-http-types cannot
-    ///   hold it unchanged (the conversion error as its `underlying`).
+    /// - Throws: `ClientError.Code.invalidResponse` when swift-http-types cannot hold it
+    ///   unchanged (the conversion error as its `underlying`).
     static func openAPIHead(
         _ head: HTTPCore.HTTPResponse, request: HTTPCore.HTTPRequest
     ) throws -> HTTPTypes.HTTPResponse {

@@ -23,20 +23,20 @@ import OpenAPIRuntime
 ///   a documented status to its case and any other to `.undocumented`. The body is streamed
 ///   to the generated code as it arrives (``ResponseBodies/streamed``), with its length when
 ///   `Content-Length` gives it; a response to `HEAD`, a `1xx`, `204` or `304` has none.
-/// - Errors: the Heron client's `ClientError` (a transport failure, a timeout,
-///   a cancellation, an interceptor's failure, retries given up), or one this transport
-///   throws for a request or response swift-http-types and HTTPCore cannot both hold. The
-///   generated client throws it as the `underlyingError` of OpenAPIRuntime's `ClientError`.
+/// - Errors: the Heron client's `ClientError` (a transport failure, a timeout, a
+///   cancellation, an interceptor's failure, retries given up), or one this transport throws
+///   for a request or response swift-http-types and HTTPCore cannot both hold. The generated
+///   client throws it as the `underlyingError` of OpenAPIRuntime's `ClientError`.
 ///
 /// Heron turns no status into an error by itself, but two of its features can:
-/// `ResponseValidation` fails a status it does not accept (leave it out of a
-/// client for generated code, which checks statuses itself), and the retry stack fails a
-/// call with `ClientError.Code.tooManyRetries` when the last of its retries
-/// still answers a status it retries (the default stack retries 408, 429, 500, 502, 503 and
-/// 504 of idempotent requests, three attempts in all). Such a status reaches the generated
-/// code only when no retry is wanted for it: give the client a stack without
-/// `RetryPolicy.status(_:max:honorRetryAfter:retryAfterLimit:)`, or without that
-/// status, when the generated code must see it.
+/// `ResponseValidation` fails a status it does not accept (leave it out of a client for
+/// generated code, which checks statuses itself), and the retry stack fails a call with
+/// `ClientError.Code.tooManyRetries` when the last of its retries still answers a status it
+/// retries (the default stack retries 408, 429, 500, 502, 503 and 504 of idempotent requests,
+/// three attempts in all). Such a status reaches the generated code only when no retry is
+/// wanted for it: give the client a stack without
+/// `RetryPolicy.status(_:max:honorRetryAfter:retryAfterLimit:)`, or without that status, when
+/// the generated code must see it.
 ///
 /// With a client generated from a document that describes httpbin's `/headers` as `echoHeaders`:
 ///
@@ -52,24 +52,25 @@ import OpenAPIRuntime
 public struct HeronTransport: OpenAPIRuntime.ClientTransport {
     /// How the transport hands response bodies to the generated code.
     public enum ResponseBodies: Hashable, Sendable {
-        /// As they arrive, through `Client.stream(_:options:)`: nothing is
-        /// buffered but what the reader has not taken yet (at most
-        /// `RequestOptions.responseBodyLimit`). The call ends at the response
-        /// head; a body that waits longer than `RequestOptions.idleTimeout`
-        /// (the attempt's timeout by default) for its next chunk fails with
-        /// `ClientError.Code.timedOut`.
+        /// As they arrive, through `Client.stream(_:options:)`: nothing is buffered but what
+        /// the reader has not taken yet (at most `RequestOptions.responseBodyLimit`). The call
+        /// ends at the response head; a body that waits longer than
+        /// `RequestOptions.idleTimeout` (the attempt's timeout by default) for its next chunk
+        /// fails with `ClientError.Code.timedOut`.
         case streamed
-        /// Whole, through `Client.send(_:options:)`: the body is read before the
-        /// call returns (failing with `ClientError.Code.responseTooLarge` past
-        /// `RequestOptions.responseBodyLimit`), so interceptors see it (logging
-        /// with bodies, a validation error's body prefix) and the attempt's timeout covers it.
+        /// Whole, through `Client.send(_:options:)`: the body is read before the call returns
+        /// (failing with `ClientError.Code.responseTooLarge` past
+        /// `RequestOptions.responseBodyLimit`), so interceptors see it (logging with bodies, a
+        /// validation error's body prefix) and the attempt's timeout covers it.
         case buffered
     }
 
     /// The client every operation is sent through.
     public let client: HTTPClient.Client
     /// The options of every call, such as a timeout, values for the interceptors or
-    /// interceptors of these calls only; ``OpenAPIOperationID`` is added to their values.
+    /// interceptors of these calls only; ``OpenAPIOperationID`` is added to their values. A
+    /// progress destination set here hears every call (an `.updates` stream is finished by the
+    /// first call to end).
     public var options: RequestOptions
     /// How response bodies reach the generated code.
     public var responseBodies: ResponseBodies
@@ -80,8 +81,8 @@ public struct HeronTransport: OpenAPIRuntime.ClientTransport {
     ///     retries, redirect limit, timeout and deadline. Every URL this transport sends is
     ///     absolute (the generated client's server URL and the operation's path), so the
     ///     client's base URL resolves nothing; it still keeps credentials (`BearerAuth`,
-    ///     `BasicAuth`, default `Authorization` fields) to its origin: give it
-    ///     the server URL, or none.
+    ///     `BasicAuth`, default `Authorization` fields) to its origin: give it the server
+    ///     URL, or none.
     ///   - options: The options of every call; empty by default.
     ///   - responseBodies: How response bodies reach the generated code;
     ///     ``ResponseBodies/streamed`` by default.
@@ -104,10 +105,10 @@ public struct HeronTransport: OpenAPIRuntime.ClientTransport {
     ///     ``OpenAPIOperationID``.
     /// - Returns: The response head and its body (`nil` when the response has none).
     /// - Throws: Heron's `ClientError`: the client's failures, as they are;
-    ///   `ClientError.Code.invalidRequest` for a server URL, path, method or
-    ///   header field that cannot be sent (the conversion error as its `underlying`);
-    ///   `ClientError.Code.invalidResponse` for a response head swift-http-types
-    ///   refuses; `ClientError.Code.cancelled` when the task is cancelled.
+    ///   `ClientError.Code.invalidRequest` for a server URL, path, method or header field that
+    ///   cannot be sent (the conversion error as its `underlying`);
+    ///   `ClientError.Code.invalidResponse` for a response head swift-http-types refuses;
+    ///   `ClientError.Code.cancelled` when the task is cancelled.
     public func send(
         _ request: HTTPTypes.HTTPRequest, body: OpenAPIRuntime.HTTPBody?, baseURL: URL, operationID: String
     ) async throws -> (HTTPTypes.HTTPResponse, OpenAPIRuntime.HTTPBody?) {
