@@ -35,6 +35,20 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: swiftSettings
-        )
+        ),
+        // The transport contract suite of Tests/TransportContract (through the link
+        // Tests/HeronAsyncHTTPClientTests/TransportContract), run against both transports, and
+        // this package's own tests.
+        .testTarget(
+            name: "HeronAsyncHTTPClientTests",
+            dependencies: [
+                "HeronAsyncHTTPClient",
+                .product(name: "HTTPClient", package: "Heron"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
     ]
 )

@@ -46,6 +46,10 @@ extension AsyncHTTPClientTransport {
             if case .headerOverflow = error {
                 return (.responseTooLarge, "the response head is larger than SwiftNIO's parser accepts")
             }
+            if case .invalidEOFState = error {
+                // The connection ended inside the response.
+                return (.connectionLost, lostWhat(headArrived, bodyBytes))
+            }
             return headArrived
                 ? (.invalidResponse, "the response could not be read as HTTP")
                 : (.invalidResponse, "the server's reply is not HTTP")

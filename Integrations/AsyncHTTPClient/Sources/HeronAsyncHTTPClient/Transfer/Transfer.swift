@@ -355,6 +355,10 @@ final class Transfer: HTTPClientResponseDelegate, Sendable {
                 let reader = ResponseBodyReader(transfer: self)
                 body = HTTPBody(length: .unknown, iterationBehavior: .single) { reader }
             }
+            if request.body != nil, uploadExpected != sent {
+                // A body of unknown length ends at what was sent: the last report says 100%.
+                report(TransferProgress(direction: .upload, completed: sent, expected: sent))
+            }
             result = .success(
                 TransportResponse(head: head, body: body, bytesSent: request.body == nil ? 0 : sent))
         case (.head, nil):
