@@ -108,7 +108,7 @@ struct TransportContractDownloadTests {
                 try TransportFixture.request(.get, TransportFixture.fault("/slow?bytes=50000&chunks=10&interval=0.01")),
                 options: RequestOptions(responseBodyLimit: 12000))
         }
-        #expect(error?.code == .responseTooLarge)
+        #expect(error?.code == .responseTooLarge, "\(error.map(String.init(describing:)) ?? "no error")")
     }
 
     /// A reader that falls behind: a transport with backpressure pauses the server and the
