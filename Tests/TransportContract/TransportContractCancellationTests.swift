@@ -108,7 +108,8 @@ struct TransportContractCancellationTests {
         let transport = subject.make()
         do {
             let response = try await transport.send(
-                try TransportFixture.request(.get, TransportFixture.fault("/slow?bytes=100000&chunks=100&interval=0.5")),
+                try TransportFixture.request(
+                    .get, TransportFixture.fault("/slow?bytes=100000&chunks=100&interval=0.5")),
                 options: TransportOptions())
             #expect(response.head.status == .ok)
         }
@@ -237,7 +238,8 @@ struct TransportContractDeadlineTests {
         let request = try TransportFixture.request(
             .get, TransportFixture.fault("/slow?bytes=3000&chunks=3&interval=2.5"))
         let received = try await withWatchdog(seconds: 40) {
-            let response = try await subject.shared.send(request, options: TransportOptions(deadline: .now + .seconds(4)))
+            let response = try await subject.shared.send(
+                request, options: TransportOptions(deadline: .now + .seconds(4)))
             var count = 0
             for try await chunk in try #require(response.body).chunks() { count += chunk.count }
             return count

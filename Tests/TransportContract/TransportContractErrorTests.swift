@@ -108,7 +108,9 @@ struct TransportContractErrorTests {
         arguments: ContractTransports.all)
     func hugeHead(_ subject: any ContractTransport) async throws {
         let client = Client(baseURL: try TransportFixture.fault(""), transport: subject.shared, timeout: .seconds(20))
-        let error = await #expect(throws: ClientError.self) { _ = try await client.send(.get("huge-head?fields=100000")) }
+        let error = await #expect(throws: ClientError.self) {
+            _ = try await client.send(.get("huge-head?fields=100000"))
+        }
         #expect(error?.code == .responseTooLarge)
         #expect(error?.response == nil)
         #expect(error?.attempts.count == 1)

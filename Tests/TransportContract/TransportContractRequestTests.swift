@@ -132,7 +132,8 @@ struct TransportContractRequestTests {
         #expect(try await TransportFixture.data(response).isEmpty)
     }
 
-    @Test(arguments: ContractTransports.all, ["/relative/path", "ftp://example.com/file", "mailto:someone@example.com"])
+    @Test(
+        arguments: ContractTransports.all, ["/relative/path", "ftp://example.com/file", "mailto:someone@example.com"])
     func nonHTTPURLIsRejected(_ subject: any ContractTransport, url: String) async throws {
         let request = HTTPRequest(url: try #require(URL(string: url)))
         let error = await #expect(throws: ClientError.self) {
@@ -158,7 +159,9 @@ struct TransportContractRequestTests {
         }
     }
 
-    @Test("a reply that is not HTTP is invalidResponse (the server's fault), tried once", arguments: ContractTransports.all)
+    @Test(
+        "a reply that is not HTTP is invalidResponse (the server's fault), tried once",
+        arguments: ContractTransports.all)
     func notHTTP(_ subject: any ContractTransport) async throws {
         let client = Client(baseURL: try TransportFixture.fault(""), transport: subject.shared)
         let key = "not-http-\(UUID().uuidString)"

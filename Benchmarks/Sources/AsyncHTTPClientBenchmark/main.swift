@@ -121,7 +121,10 @@ if which == "all" || which == "requests" {
                     .collect(upTo: 1 << 20)
             }
         ),
-        ("Heron Client bare on AsyncHTTPClientTransport", { [transportRequest] in _ = try await bare.send(transportRequest) }),
+        (
+            "Heron Client bare on AsyncHTTPClientTransport",
+            { [transportRequest] in _ = try await bare.send(transportRequest) }
+        ),
     ]
     let only = environment["HERON_BENCH_ONLY"]
     let variants = allVariants.enumerated().filter { $0.offset == 0 || only.map($0.element.name.contains) ?? true }
@@ -254,7 +257,9 @@ if which == "all" || which == "uploads" {
     for heron in [heronFile, heronStream] {
         let heronSamples = samples[heron] ?? []
         let rawSamples = samples[raw] ?? []
-        print(ratioLine("\(heron) / \(raw)", heron: heronSamples, raw: rawSamples, unit: "MB/s", labels: ("Heron", "raw")))
+        print(
+            ratioLine("\(heron) / \(raw)", heron: heronSamples, raw: rawSamples, unit: "MB/s", labels: ("Heron", "raw"))
+        )
         Report.record(
             "asynchttpclient", "\(uploadMiB) MiB \(heron) / \(raw)", heron: Measure.median(heronSamples),
             baseline: Measure.median(rawSamples), unit: "MB/s",

@@ -55,7 +55,8 @@ struct IntegrationsGuideTests {
         let guide = try String(contentsOf: root.appendingPathComponent("Docs/Integrations.md"), encoding: .utf8)
         let section = try #require(guide.components(separatedBy: "## HeronAsyncHTTPClient").last)
         let example = try #require(section.components(separatedBy: "### Example").last)
-        let block = try #require(example.components(separatedBy: "```swift\n").dropFirst().first)
+        let block =
+            try #require(example.components(separatedBy: "```swift\n").dropFirst().first)
             .components(separatedBy: "```").first ?? ""
         let wanted = Self.lines(block).filter { !$0.hasPrefix("import ") }
         #expect(wanted.count > 10)

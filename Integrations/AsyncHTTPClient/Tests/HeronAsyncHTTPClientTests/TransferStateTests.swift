@@ -137,7 +137,8 @@ struct TransferStateTests {
         struct Broken: Error {}
         var state = streaming()
         #expect(state.requestBodyFailed(Broken()).cancelTask)
-        guard case .failure(.requestBodyFailed(let error))? = state.ended(error: CancellationError()).answerCaller else {
+        guard case .failure(.requestBodyFailed(let error))? = state.ended(error: CancellationError()).answerCaller
+        else {
             Issue.record("the body's failure was lost")
             return
         }

@@ -104,7 +104,9 @@ final class RequestBodyPump: Sendable {
         if case .file(let url) = body.source, case .known(let size) = body.length {
             let reader = try reading { try FileBodyReader(url: url, size: size) }
             defer { reader.close() }
-            while !Task.isCancelled, let chunk = try reading({ try reader.read(chunkSize: chunkSize, allocator: allocator) }) {
+            while !Task.isCancelled,
+                let chunk = try reading({ try reader.read(chunkSize: chunkSize, allocator: allocator) })
+            {
                 try await write(chunk, to: writer)
             }
             return
