@@ -195,7 +195,7 @@ struct FileBuffers: AsyncSequence, Sendable {
             let size = 256 * 1024
             var buffer = allocator.buffer(capacity: size)
             let count = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: size) { raw in
-                max(0, read(descriptor, raw.baseAddress, size))
+                Swift.max(0, read(descriptor, raw.baseAddress, size))
             }
             if count == 0 {
                 close(descriptor)
