@@ -18,6 +18,8 @@
 //     chunks) vs raw AsyncHTTPClient streaming the same file (`HTTPClientRequest.Body.stream`
 //     of 256 KiB `ByteBuffer`s read with read(2), `Content-Length` known); target >= 0.9 of
 //     raw, and peak RSS (VmHWM, reset before each upload) under 64 MiB above the baseline.
+//     Uploads go to the fault server's /hash (which reads every byte before it answers)
+//     when HERON_FAULT_URL is set: nginx's `return 200` answers before reading the body.
 //     With HERON_FAULT_URL set, each Heron upload also goes once to the fault server's
 //     /hash, whose SHA-256 must match.
 // HERON_BENCH_JSON / HERON_BENCH_QUICK: see BenchmarkSupport's Report. nginx (started here on a
@@ -212,6 +214,10 @@ if which == "all" || which == "uploads" {
     try UploadFile.write(file, size: size)
     defer { try? FileManager.default.removeItem(at: file) }
     let client = try makeClient(transport: transport)
+    // nginx's `return 200` answers before it has read the body, and AsyncHTTPClient then
+    // stops sending (the exchange is over): nothing would be measured. The fault server's
+    // /hash reads and hashes every byte before it answers, so uploads go there when it runs.
+    let uploadURL = environment["HERON_FAULT_URL"].flatMap { URL(string: $0 + "/hash") } ?? uploadURL
 
     func rawUpload(to url: URL) async throws -> ByteBuffer {
         var request = HTTPClientRequest(url: url.absoluteString)
