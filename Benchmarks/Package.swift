@@ -12,6 +12,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", exact: "1.13.4"),
         // Resolved for its sources only: the MatttEventSource target below compiles them.
         .package(url: "https://github.com/mattt/EventSource.git", exact: "1.1.1"),
+        .package(name: "HeronAsyncHTTPClient", path: "../Integrations/AsyncHTTPClient"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", exact: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", exact: "2.101.3"),
     ],
     targets: [
         .target(name: "BenchmarkSupport", path: "Sources/BenchmarkSupport"),
@@ -37,6 +40,17 @@ let package = Package(
         .executableTarget(
             name: "ClientBenchmark",
             dependencies: ["BenchmarkSupport", .product(name: "HTTPClient", package: "Heron")]
+        ),
+        // LoopbackServer.swift and UploadFile.swift are links to ClientBenchmark's.
+        .executableTarget(
+            name: "AsyncHTTPClientBenchmark",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "HTTPClient", package: "Heron"),
+                .product(name: "HeronAsyncHTTPClient", package: "HeronAsyncHTTPClient"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
         ),
         .executableTarget(
             name: "EventStreamBenchmark",

@@ -64,17 +64,6 @@ struct URLSessionTransportUploadTests {
         #expect(reports.allSatisfy { $0.expected == Int64(count) })
     }
 
-    @Test func dataBodyArrivesWithContentLength() async throws {
-        let data = Self.randomData(200_000)
-        let recorder = ProgressRecorder()
-        let received = try await upload(HTTPBody(data), recorder: recorder)
-        #expect(received.bytes == data.count)
-        #expect(received.sha256 == (try await TransportFixture.sha256(data)))
-        #expect(received.contentLength == data.count)
-        #expect(received.chunked == false)
-        expectUploadComplete(recorder, count: data.count)
-    }
-
     @Test func fileBodyInStreamModeGoesChunked() async throws {
         let data = Self.randomData(3_000_000)
         let file = TransportFixture.temporaryFile()
@@ -90,81 +79,6 @@ struct URLSessionTransportUploadTests {
         expectUploadComplete(recorder, count: data.count)
     }
 
-    @Test func fileBodyGoesWithContentLengthByDefault() async throws {
-        #expect(URLSessionTransport.Configuration().fileUploadMode == .contentLength)
-        let data = Self.randomData(1_000_000)
-        let file = TransportFixture.temporaryFile()
-        try data.write(to: file)
-        defer { try? FileManager.default.removeItem(at: file) }
-        let recorder = ProgressRecorder()
-        let received = try await upload(try HTTPBody(fileAt: file), recorder: recorder)
-        #expect(received.bytes == data.count)
-        #expect(received.sha256 == (try await TransportFixture.sha256(data)))
-        #expect(received.chunked == false)
-        #expect(received.contentLength == data.count)
-        expectUploadComplete(recorder, count: data.count)
-    }
-
-    @Test func streamBodyOfKnownLengthGoesWithContentLengthAndProgressAgainstIt() async throws {
-        let data = Self.randomData(2_000_000)
-        let chunks = stride(from: 0, to: data.count, by: 100_000).map { data[$0..<min($0 + 100_000, data.count)] }
-        let body = HTTPBody(stream: chunks.map { Data($0) }.asyncChunks, length: .known(Int64(data.count)))
-        let recorder = ProgressRecorder()
-        let received = try await upload(body, fields: ["Content-Length": "2000000"], recorder: recorder)
-        #expect(received.bytes == data.count)
-        #expect(received.sha256 == (try await TransportFixture.sha256(data)))
-        #expect(received.chunked == false)
-        #expect(received.contentLength == data.count)
-        expectUploadComplete(recorder, count: data.count)
-    }
-
-    @Test func streamBodyOfUnknownLengthArrivesChunked() async throws {
-        let parts = (0..<50).map { Data(repeating: UInt8($0), count: 3000 + $0) }
-        let whole = parts.reduce(Data(), +)
-        let recorder = ProgressRecorder()
-        let received = try await upload(HTTPBody(stream: parts.asyncChunks, length: .unknown), recorder: recorder)
-        #expect(received.bytes == whole.count)
-        #expect(received.sha256 == (try await TransportFixture.sha256(whole)))
-        #expect(received.chunked == true)
-        let last = try #require(recorder.reports(.upload).last)
-        #expect(last.completed == Int64(whole.count))
-        #expect(last.fractionCompleted == 1)
-    }
-
-    @Test func slowStreamIsSentWholeNotCutShort() async throws {
-        let (stream, continuation) = AsyncStream<Data>.makeStream()
-        let producer = Task {
-            for index in 0..<10 {
-                try await Task.sleep(for: .milliseconds(30))
-                continuation.yield(Data(repeating: UInt8(index), count: 1000))
-            }
-            continuation.finish()
-        }
-        let received = try await upload(HTTPBody(stream: stream, length: .unknown))
-        try await producer.value
-        #expect(received.bytes == 10_000)
-    }
-
-    @Test func failingStreamBodyIsInvalidRequestWithItsError() async throws {
-        struct Broken: Error {}
-        let stream = AsyncThrowingStream<Data, any Error> { continuation in
-            continuation.yield(Data(repeating: 1, count: 5000))
-            continuation.finish(throwing: Broken())
-        }
-        let error = await #expect(throws: ClientError.self) {
-            _ = try await upload(HTTPBody(stream: stream, length: .unknown))
-        }
-        #expect(error?.code == .invalidRequest)
-        #expect(error?.underlying is Broken)
-    }
-
-    @Test func streamShorterThanItsDeclaredLengthIsNotSentAsComplete() async throws {
-        let body = HTTPBody(stream: [Data(repeating: 7, count: 1000)].asyncChunks, length: .known(5000))
-        let error = await #expect(throws: ClientError.self) { _ = try await upload(body) }
-        #expect(error?.code == .invalidRequest)
-        #expect((error?.underlying as? HTTPCoreError)?.code == .bodyLengthMismatch)
-    }
-
     @Test(arguments: [URLSessionTransport.FileUploadMode.stream, .contentLength])
     func fileThatShrankSinceItWasDescribedIsNotSentShort(mode: URLSessionTransport.FileUploadMode) async throws {
         let file = TransportFixture.temporaryFile()
@@ -178,45 +92,6 @@ struct URLSessionTransportUploadTests {
         #expect(error?.code == .invalidRequest)
         #expect((error?.underlying as? HTTPCoreError)?.code == .bodyLengthMismatch)
         #expect(error?.message.contains(file.path) == true)
-    }
-
-    /// Nothing of an upload outlives it: the body source once held the transfer that holds
-    /// the task that holds the source, so every stream or file upload leaked all three.
-    @Test func streamBodyIsReleasedOnceTheUploadEnds() async throws {
-        final class Marker: Sendable {}
-        weak var released: Marker?
-        do {
-            let marker = Marker()
-            released = marker
-            let body = HTTPBody(length: .known(3000), iterationBehavior: .single) {
-                withExtendedLifetime(marker) { [Data(repeating: 1, count: 3000)].asyncChunks }
-            }
-            let received = try await upload(body)
-            #expect(received.bytes == 3000)
-        }
-        // URLSession lets go of a finished task on its work queue, just after the response.
-        for _ in 0..<200 where released != nil { try await Task.sleep(for: .milliseconds(10)) }
-        #expect(released == nil, "the body of a finished upload is still held")
-    }
-
-    @Test func inputStreamBodyArrivesIntactWithContentLengthAndProgressAgainstIt() async throws {
-        let data = Self.randomData(3_000_000)
-        let file = TransportFixture.temporaryFile()
-        try data.write(to: file)
-        defer { try? FileManager.default.removeItem(at: file) }
-        let body = HTTPBody(length: .known(Int64(data.count)), iterationBehavior: .multiple) {
-            guard let stream = InputStream(url: file) else { throw CocoaError(.fileReadNoSuchFile) }
-            return stream
-        }
-        let recorder = ProgressRecorder()
-        let received = try await upload(body, recorder: recorder)
-        #expect(received.bytes == data.count)
-        #expect(received.sha256 == (try await TransportFixture.sha256(data)))
-        #expect(received.chunked == false)
-        #expect(received.contentLength == data.count)
-        expectUploadComplete(recorder, count: data.count)
-        // A multiple-use body goes again, from a new stream.
-        #expect(try await upload(body).sha256 == received.sha256)
     }
 
     /// URLSession on Linux ends a body at the first `hasBytesAvailable == false`: a pipe
@@ -266,73 +141,4 @@ struct URLSessionTransportUploadTests {
         for other in others { #expect(try await other.value.bytes == 5) }
     }
 
-    /// Cancelling closes the body's reader, which must not wait for an application's stream
-    /// factory that is still running (a FIFO's `open` blocks until a writer comes).
-    @Test func cancellingWhileTheStreamIsBeingMadeReturnsAtOnce() async throws {
-        let release = DispatchSemaphore(value: 0)
-        let body = HTTPBody(length: .unknown, iterationBehavior: .single) {
-            _ = release.wait(timeout: .now() + 10)
-            return InputStream(data: Data("late".utf8))
-        }
-        try await expectCancelledAtOnce(uploading: body)
-        release.signal()
-        #expect(try await upload(HTTPBody("after")).bytes == 5)
-    }
-
-    @Test func inputStreamShorterThanItsDeclaredLengthIsNotSentAsComplete() async throws {
-        let body = HTTPBody(length: .known(5000), iterationBehavior: .single) {
-            InputStream(data: Data(repeating: 7, count: 1000))
-        }
-        let error = await #expect(throws: ClientError.self) { _ = try await upload(body) }
-        #expect(error?.code == .invalidRequest)
-        #expect((error?.underlying as? HTTPCoreError)?.code == .bodyLengthMismatch)
-    }
-
-    @Test func inputStreamThatCannotBeMadeIsInvalidRequestWithItsError() async throws {
-        struct Refused: Error {}
-        let body = HTTPBody(length: .unknown, iterationBehavior: .single) { () throws -> InputStream in
-            throw Refused()
-        }
-        let error = await #expect(throws: ClientError.self) { _ = try await upload(body) }
-        #expect(error?.code == .invalidRequest)
-        let underlying = error?.underlying as? HTTPCoreError
-        #expect(underlying?.code == .unreadableStream)
-        #expect(underlying?.reason.contains("Refused") == true)
-    }
-
-    @Test func missingFileIsInvalidRequestNamingIt() async throws {
-        let file = TransportFixture.temporaryFile()
-        try Data("abc".utf8).write(to: file)
-        let body = try HTTPBody(fileAt: file)
-        try FileManager.default.removeItem(at: file)
-        let error = await #expect(throws: ClientError.self) { _ = try await upload(body) }
-        #expect(error?.code == .invalidRequest)
-        #expect((error?.underlying as? HTTPCoreError)?.code == .unreadableFile)
-    }
-
-    /// A 64 MiB file goes out intact, through the transport the other tests share. Memory is
-    /// not measured here: peak RSS is process-wide, and the suite's other tests, running
-    /// alongside, move it by as much (this check once saw 61 MiB of growth under load).
-    /// `LargeUploadTests` measures it, for the 1 GiB, in a child process of its own.
-    @Test func largeFileUploadArrivesIntact() async throws {
-        let size = 64 * 1024 * 1024
-        let file = TransportFixture.temporaryFile("large")
-        try await TransportFixture.offThePool { try PatternFile.write(to: file, size: size) }
-        defer { try? FileManager.default.removeItem(at: file) }
-        let expected = try await TransportFixture.sha256(ofFile: file)
-        let received = try await upload(try HTTPBody(fileAt: file))
-        #expect(received.bytes == size)
-        #expect(received.sha256 == expected)
-        #expect(received.contentLength == size)
-    }
-}
-
-extension Array where Element == Data {
-    /// The chunks as an asynchronous sequence.
-    var asyncChunks: AsyncStream<Data> {
-        AsyncStream { continuation in
-            for chunk in self { continuation.yield(chunk) }
-            continuation.finish()
-        }
-    }
 }

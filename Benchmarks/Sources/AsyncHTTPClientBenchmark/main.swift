@@ -1,0 +1,296 @@
+// AsyncHTTPClientBenchmark: Heron's Client over AsyncHTTPClientTransport against raw
+// AsyncHTTPClient, and against Heron's Client over URLSessionTransport, on the same loopback
+// server, in the same run.
+//
+//   scripts/with-servers swift run -c release --package-path Benchmarks AsyncHTTPClientBenchmark \
+//       [rounds] [requests|uploads|all] [MiB]
+//
+// (1) requests/s of small GETs, sequential and 32 concurrent: the Client (3 interceptors,
+//     1 observer, the default retry stack: ClientBenchmark's configuration) over
+//     AsyncHTTPClientTransport vs raw AsyncHTTPClient (`execute(_:timeout:)` then
+//     `body.collect(upTo:)`, its documented async API), both on one `HTTPClient` (the same
+//     connection pool); target >= 0.95 of raw in both modes. Also shown against the same
+//     raw baseline: the Client over URLSessionTransport (why the transport exists), the
+//     transport alone, and the Client without interceptors and observer. Each round
+//     interleaves batches of every variant in a shuffled order.
+// (2) a MiB-sized (default 1024) file uploaded through the Client over
+//     AsyncHTTPClientTransport (`HTTPBody(fileAt:)`, and a stream body of the same file's
+//     chunks) vs raw AsyncHTTPClient streaming the same file (`HTTPClientRequest.Body.stream`
+//     of 256 KiB `ByteBuffer`s read with read(2), `Content-Length` known); target >= 0.9 of
+//     raw, and peak RSS (VmHWM, reset before each upload) under 64 MiB above the baseline.
+//     Uploads go to the fault server's /hash (which reads every byte before it answers)
+//     when HERON_FAULT_URL is set: nginx's `return 200` answers before reading the body.
+//     With HERON_FAULT_URL set, each Heron upload also goes once to the fault server's
+//     /hash, whose SHA-256 must match.
+// HERON_BENCH_JSON / HERON_BENCH_QUICK: see BenchmarkSupport's Report. nginx (started here on a
+// free port) is the server; without it httpbin and the fault server stand in, far slower.
+import AsyncHTTPClient
+import BenchmarkSupport
+import Foundation
+import HTTPClient
+import HTTPCore
+import HeronAsyncHTTPClient
+import NIOCore
+
+let arguments = CommandLine.arguments
+let rounds = arguments.count > 1 ? Int(arguments[1]) ?? 5 : 5
+let which = arguments.count > 2 ? arguments[2] : "all"
+let uploadMiB = arguments.count > 3 ? Int(arguments[3]) ?? 1024 : 1024
+let environment = ProcessInfo.processInfo.environment
+
+let nginx = LoopbackServer()
+defer { nginx?.stop() }
+guard
+    let smallURL = nginx.map({ $0.baseURL.appendingPathComponent("small") })
+        ?? environment["HERON_HTTPBIN_URL"].flatMap({ URL(string: $0 + "/get") }),
+    let uploadURL = nginx.map({ $0.baseURL.appendingPathComponent("upload") })
+        ?? environment["HERON_FAULT_URL"].flatMap({ URL(string: $0 + "/hash") })
+else {
+    print("No server: install nginx (apt-get install -y nginx) or run under scripts/with-servers.")
+    exit(1)
+}
+print(
+    "server: \(nginx == nil ? "httpbin / fault server (nginx not found)" : "nginx \(smallURL.host ?? ""):\(smallURL.port ?? 0)")"
+)
+print("rounds: \(rounds)")
+
+/// Counts finished requests; the one observer of the benchmarked client.
+final class CountingObserver: ClientObserver, @unchecked Sendable {
+    // Invariant: `finished` is only touched under `lock`.
+    private let lock = NSLock()
+    private var finished = 0
+
+    func receive(_ event: ClientEvent) async {
+        if case .finished = event.kind { lock.withLock { finished += 1 } }
+    }
+}
+
+/// The benchmarked client, as ClientBenchmark makes it: 3 interceptors, 1 observer, the
+/// default retry stack. Without `interceptors` or `observer`, the same client less those.
+func makeClient(transport: any ClientTransport, interceptors: Bool = true, observer: Bool = true) throws -> Client {
+    Client(
+        transport: transport,
+        interceptors: interceptors
+            ? [
+                DefaultHeaderFields(try HTTPFields(["X-Bench": "1"])), BearerAuth(token: "bench-token"),
+                ResponseValidation(),
+            ] : [],
+        observers: observer ? [CountingObserver()] : [], retry: .default, timeout: .seconds(600))
+}
+
+func ratioLine(_ name: String, heron: [Double], raw: [Double], unit: String, labels: (String, String)) -> String {
+    let ratios = zip(heron, raw).map { $0 / $1 }
+    let perRound = ratios.map { String(format: "%.3f", $0) }.joined(separator: " ")
+    return "\(name): \(labels.0) \(String(format: "%.1f", Measure.median(heron))) \(unit), "
+        + "\(labels.1) \(String(format: "%.1f", Measure.median(raw))) \(unit), "
+        + "ratio median \(String(format: "%.3f", Measure.median(ratios))) (per round: \(perRound))"
+}
+
+// One AsyncHTTPClient client for the raw baseline and the transport alike: the same pool and
+// settings (64 connections per host, redirects off), so only the layers above it differ.
+let ahc = HTTPClient(
+    eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+    configuration: AsyncHTTPClientTransport.clientConfiguration(.init()))
+let transport = AsyncHTTPClientTransport(client: ahc)
+
+/// A small GET through raw AsyncHTTPClient, read to the end.
+@Sendable func rawGet(_ url: URL, headers: [(String, String)]) async throws {
+    var request = HTTPClientRequest(url: url.absoluteString)
+    for (name, value) in headers { request.headers.add(name: name, value: value) }
+    let response = try await ahc.execute(request, timeout: .seconds(600))
+    guard response.status == .ok else { throw CocoaError(.fileReadUnknown) }
+    _ = try await response.body.collect(upTo: 1 << 20)
+}
+
+// MARK: (1) requests per second
+
+if which == "all" || which == "requests" {
+    let request = HTTPRequest(url: smallURL)
+    let heron = try makeClient(transport: transport)
+    let heronURLSession = try makeClient(transport: URLSessionTransport())
+    let bare = try makeClient(transport: transport, interceptors: false, observer: false)
+    var transportRequest = request
+    transportRequest.headerFields = try HTTPFields(["X-Bench": "1", "Authorization": "Bearer bench-token"])
+    let rawHeaders = [("X-Bench", "1"), ("Authorization", "Bearer bench-token")]
+    let allVariants: [(name: String, once: @Sendable () async throws -> Void)] = [
+        ("raw AsyncHTTPClient", { try await rawGet(smallURL, headers: rawHeaders) }),
+        ("Heron Client on AsyncHTTPClientTransport", { _ = try await heron.send(request) }),
+        ("Heron Client on URLSessionTransport", { _ = try await heronURLSession.send(request) }),
+        (
+            "AsyncHTTPClientTransport alone",
+            { [transportRequest] in
+                _ = try await transport.send(transportRequest, options: TransportOptions(awaitsWholeBody: true)).body?
+                    .collect(upTo: 1 << 20)
+            }
+        ),
+        (
+            "Heron Client bare on AsyncHTTPClientTransport",
+            { [transportRequest] in _ = try await bare.send(transportRequest) }
+        ),
+    ]
+    let only = environment["HERON_BENCH_ONLY"]
+    let variants = allVariants.enumerated().filter { $0.offset == 0 || only.map($0.element.name.contains) ?? true }
+        .map(\.element)
+    let batches = Report.quick ? 2 : 20
+    let sequentialBatch = nginx == nil ? 10 : 50
+    let concurrentBatch = nginx == nil ? 64 : 320
+
+    /// Seconds taken by `count` calls of `once`, `concurrency` at a time.
+    func seconds(
+        _ count: Int, concurrency: Int, _ once: @escaping @Sendable () async throws -> Void
+    ) async throws -> Double {
+        let start = DispatchTime.now().uptimeNanoseconds
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for worker in 0..<concurrency {
+                let share = count / concurrency + (worker < count % concurrency ? 1 : 0)
+                group.addTask { for _ in 0..<share { try await once() } }
+            }
+            try await group.waitForAll()
+        }
+        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    }
+
+    for variant in variants { _ = try await seconds(Report.quick ? 64 : 400, concurrency: 32, variant.once) }
+    var order = SystemRandomNumberGenerator()
+    for (label, batch, concurrency) in [("sequential", sequentialBatch, 1), ("32 concurrent", concurrentBatch, 32)] {
+        var rates = [[Double]](repeating: [], count: variants.count)
+        for _ in 0..<rounds {
+            var totals = [Double](repeating: 0, count: variants.count)
+            for _ in 0..<batches {
+                for index in variants.indices.shuffled(using: &order) {
+                    totals[index] += try await seconds(batch, concurrency: concurrency, variants[index].once)
+                }
+            }
+            for index in variants.indices { rates[index].append(Double(batch * batches) / totals[index]) }
+        }
+        print("GET \(label), raw AsyncHTTPClient: \(String(format: "%.1f", Measure.median(rates[0]))) req/s")
+        for index in variants.indices.dropFirst() {
+            print(
+                ratioLine(
+                    "GET \(label), \(variants[index].name) / raw AsyncHTTPClient", heron: rates[index], raw: rates[0],
+                    unit: "req/s", labels: (variants[index].name, "raw")))
+            Report.record(
+                "asynchttpclient", "GET \(label): \(variants[index].name) / raw AsyncHTTPClient",
+                heron: Measure.median(rates[index]), baseline: Measure.median(rates[0]), unit: "req/s",
+                ratio: Measure.median(zip(rates[index], rates[0]).map { $0 / $1 }),
+                bar: variants[index].name == "Heron Client on AsyncHTTPClientTransport" ? .atLeast(0.95) : nil)
+        }
+    }
+}
+
+// MARK: (2) uploads
+
+/// The file in 256 KiB `ByteBuffer`s, each filled by one read(2): what raw AsyncHTTPClient
+/// streams.
+struct FileBuffers: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+    let url: URL
+
+    func makeAsyncIterator() -> Iterator { Iterator(descriptor: open(url.path, O_RDONLY)) }
+
+    struct Iterator: AsyncIteratorProtocol {
+        let descriptor: Int32
+        let allocator = ByteBufferAllocator()
+
+        mutating func next() async throws -> ByteBuffer? {
+            guard descriptor >= 0 else { throw CocoaError(.fileReadNoSuchFile) }
+            let size = 256 * 1024
+            var buffer = allocator.buffer(capacity: size)
+            let count = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: size) { raw in
+                Swift.max(0, read(descriptor, raw.baseAddress, size))
+            }
+            if count == 0 {
+                close(descriptor)
+                return nil
+            }
+            return buffer
+        }
+    }
+}
+
+if which == "all" || which == "uploads" {
+    let size = Int64(uploadMiB) << 20
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("heron-upload-\(UUID().uuidString)")
+    try UploadFile.write(file, size: size)
+    defer { try? FileManager.default.removeItem(at: file) }
+    let client = try makeClient(transport: transport)
+    // nginx's `return 200` answers before it has read the body, and AsyncHTTPClient then
+    // stops sending (the exchange is over): nothing would be measured. The fault server's
+    // /hash reads and hashes every byte before it answers, so uploads go there when it runs.
+    let uploadURL = environment["HERON_FAULT_URL"].flatMap { URL(string: $0 + "/hash") } ?? uploadURL
+
+    func rawUpload(to url: URL) async throws -> ByteBuffer {
+        var request = HTTPClientRequest(url: url.absoluteString)
+        request.method = .POST
+        request.body = .stream(FileBuffers(url: file), length: .known(size))
+        let response = try await ahc.execute(request, timeout: .seconds(3600))
+        return try await response.body.collect(upTo: 1 << 20)
+    }
+    func heronUpload(_ body: HTTPBody, to url: URL) async throws -> Data {
+        try await client.send(HTTPRequest(method: .post, url: url, body: body)).body
+    }
+    func streamBody() -> HTTPBody {
+        HTTPBody(length: .known(size), iterationBehavior: .single) {
+            UploadFile.Chunks(url: file, reading: .systemRead)
+        }
+    }
+
+    var samples: [String: [Double]] = [:]
+    var peaks: [String: Int64] = [:]
+    func record(_ name: String, _ work: () async throws -> Void) async throws {
+        let baseline = UploadFile.resetPeakRSS()
+        let start = DispatchTime.now().uptimeNanoseconds
+        try await work()
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        samples[name, default: []].append(Double(size) / seconds / 1e6)
+        peaks[name] = max(peaks[name] ?? 0, Measure.peakRSS() - baseline)
+    }
+    let raw = "raw AsyncHTTPClient stream of the file"
+    let heronFile = "Heron Client file body on AsyncHTTPClientTransport"
+    let heronStream = "Heron Client stream body on AsyncHTTPClientTransport"
+    for _ in 0..<rounds {
+        for name in [raw, heronFile, heronStream].shuffled() {
+            try await record(name) {
+                switch name {
+                case raw: _ = try await rawUpload(to: uploadURL)
+                case heronFile: _ = try await heronUpload(try HTTPBody(fileAt: file), to: uploadURL)
+                default: _ = try await heronUpload(streamBody(), to: uploadURL)
+                }
+            }
+        }
+    }
+    print("upload of \(uploadMiB) MiB, throughput in MB/s, peak RSS growth over the rounds:")
+    for heron in [heronFile, heronStream] {
+        let heronSamples = samples[heron] ?? []
+        let rawSamples = samples[raw] ?? []
+        print(
+            ratioLine("\(heron) / \(raw)", heron: heronSamples, raw: rawSamples, unit: "MB/s", labels: ("Heron", "raw"))
+        )
+        Report.record(
+            "asynchttpclient", "\(uploadMiB) MiB \(heron) / \(raw)", heron: Measure.median(heronSamples),
+            baseline: Measure.median(rawSamples), unit: "MB/s",
+            ratio: Measure.median(zip(heronSamples, rawSamples).map { $0 / $1 }), bar: .atLeast(0.9))
+        let heronMiB = Double(peaks[heron] ?? 0) / 1_048_576
+        let rawMiB = Double(peaks[raw] ?? 0) / 1_048_576
+        print(String(format: "peak RSS growth: %@ %.1f MiB, raw %.1f MiB", heron, heronMiB, rawMiB))
+        Report.record(
+            "asynchttpclient", "\(uploadMiB) MiB \(heron) peak RSS growth (vs \(raw))", heron: heronMiB,
+            baseline: rawMiB, unit: "MiB", bar: .atMost(64), on: .heron, note: "bar: 64 MiB of growth")
+    }
+
+    if let fault = environment["HERON_FAULT_URL"].flatMap({ URL(string: $0 + "/hash") }) {
+        let expected = try UploadFile.sha256(of: file)
+        for (name, body) in [("file", try HTTPBody(fileAt: file)), ("stream", streamBody())] {
+            let reply = try await heronUpload(body, to: fault)
+            let json = try JSONSerialization.jsonObject(with: reply) as? [String: Any]
+            let intact = json?["sha256"] as? String == expected && json?["bytes"] as? Int64 == size
+            print("intact (\(name) body on AsyncHTTPClientTransport, fault server /hash): \(intact ? "yes" : "NO")")
+            Report.record(
+                "asynchttpclient", "\(uploadMiB) MiB \(name) body on AsyncHTTPClientTransport intact (SHA-256)",
+                heron: intact ? 1 : 0, unit: "yes=1", bar: .atLeast(1), on: .heron)
+        }
+    }
+}
+
+try await transport.shutdown()
+try await ahc.shutdown()

@@ -1,0 +1,54 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// Compiler settings shared by every target, as in Heron's root package: Swift 6 language
+/// mode comes from the tools version; `ExistentialAny` makes every existential spelled `any`.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny")
+]
+
+/// A transport for Heron's client over swift-server/async-http-client (SwiftNIO). It lives in
+/// a package of its own so that Heron's root package stays free of dependencies.
+let package = Package(
+    name: "HeronAsyncHTTPClient",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    products: [
+        .library(name: "HeronAsyncHTTPClient", targets: ["HeronAsyncHTTPClient"])
+    ],
+    dependencies: [
+        .package(name: "Heron", path: "../.."),
+        .package(url: "https://github.com/swift-server/async-http-client.git", exact: "1.37.0"),
+        // The versions async-http-client 1.37.0 resolves to, named for the modules used directly.
+        .package(url: "https://github.com/apple/swift-nio.git", exact: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", exact: "2.37.6"),
+    ],
+    targets: [
+        .target(
+            name: "HeronAsyncHTTPClient",
+            dependencies: [
+                .product(name: "HTTPClient", package: "Heron"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The transport contract suite of Tests/TransportContract (through the link
+        // Tests/HeronAsyncHTTPClientTests/TransportContract), run against both transports, and
+        // this package's own tests.
+        .testTarget(
+            name: "HeronAsyncHTTPClientTests",
+            dependencies: [
+                "HeronAsyncHTTPClient",
+                .product(name: "HTTPClient", package: "Heron"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

@@ -1,0 +1,214 @@
+import AsyncHTTPClient
+import Foundation
+import HTTPClient
+import HTTPCore
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// A transport for Heron's `Client` that sends requests with an AsyncHTTPClient `HTTPClient`
+/// (swift-server/async-http-client, over SwiftNIO), on Linux and Apple platforms.
+///
+/// It behaves as `URLSessionTransport` does, so a client can swap one for the other: each
+/// request is sent once, exactly as given, and what the server answered comes back as it is
+/// (a 3xx too: Heron's client follows redirects, never the transport). Failures carry the
+/// same ``ClientError/Code`` for the same fault (a refused connection is `cannotConnect`, a
+/// reset `connectionLost`, a body shorter than its `Content-Length` `truncatedBody`, a
+/// silent server `timedOut`).
+///
+/// - Request bodies: bytes go out as one buffer; files and streams are read as they are
+///   sent, a chunk at a time, each once AsyncHTTPClient can take it, so any size goes out
+///   in constant memory. All go with `Content-Length` when their length is known, chunked
+///   otherwise. Upload progress is reported per chunk written.
+/// - Response bodies: handed over as they arrive, as an `HTTPBody` read once. A reader that
+///   falls behind pauses the server (AsyncHTTPClient reads no more until it catches up), so
+///   at most ``TransportOptions/responseBufferLimit`` unread bytes (and at most 256 KiB)
+///   are held. Compressed bodies (`Content-Encoding: gzip` or `deflate`) arrive decoded,
+///   as with URLSession.
+/// - The deadline (``TransportOptions/deadline``) and the idle timeout
+///   (``TransportOptions/idleTimeout``, to the millisecond) are enforced here; cancelling
+///   the task that awaits ``send(_:options:)``, or the body's reader, cancels the request at
+///   once.
+///
+/// ## Who owns the HTTPClient
+/// An AsyncHTTPClient `HTTPClient` holds connections and must be shut down once, by its
+/// owner, when no longer needed:
+/// - ``init(configuration:)`` makes a client that this transport owns: call ``shutdown()``
+///   when done with the transport (a transport released without it shuts its client down
+///   then, without waiting).
+/// - ``init(client:uploadChunkSize:)`` uses a client you made and own: you shut it down,
+///   after the last request; ``shutdown()`` then does nothing. Make it with
+///   ``clientConfiguration(_:)``, or at least with `redirectConfiguration: .disallow`:
+///   a transport whose client follows a redirect fails the request rather than return an
+///   answer that is not the request's.
+///
+/// ```swift
+/// let transport = AsyncHTTPClientTransport()
+/// let client = Client(baseURL: URL(string: "https://api.example.com")!, transport: transport)
+/// let response = try await client.send(.get("items/42"))
+/// print(response.head.status)
+/// try await transport.shutdown()
+/// ```
+public final class AsyncHTTPClientTransport: ClientTransport {
+    /// Settings of an ``AsyncHTTPClientTransport`` that makes its own `HTTPClient`.
+    public struct Configuration: Sendable, Hashable {
+        /// The most HTTP/1.1 connections kept open to one host (AsyncHTTPClient's default is 8).
+        public var maximumConnectionsPerHost: Int
+        /// The longest a connection may take to be made (TCP and TLS).
+        public var connectTimeout: Duration
+        /// How long an unused connection stays open in the pool.
+        public var connectionIdleTimeout: Duration
+        /// Whether `gzip` and `deflate` response bodies are decoded (as URLSession does).
+        public var decompressesResponses: Bool
+        /// The size of the chunks a file or stream body is read in, in bytes.
+        public var uploadChunkSize: Int
+
+        /// Creates settings.
+        /// - Parameters:
+        ///   - maximumConnectionsPerHost: The most connections per host; 64 by default.
+        ///   - connectTimeout: The longest a connection may take to be made; 10 s by default.
+        ///   - connectionIdleTimeout: How long an unused connection stays open; 60 s by default.
+        ///   - decompressesResponses: Whether compressed bodies are decoded; `true` by default.
+        ///   - uploadChunkSize: The chunk size for reading file and stream bodies; 256 KiB by default.
+        public init(
+            maximumConnectionsPerHost: Int = 64, connectTimeout: Duration = .seconds(10),
+            connectionIdleTimeout: Duration = .seconds(60), decompressesResponses: Bool = true,
+            uploadChunkSize: Int = 256 * 1024
+        ) {
+            self.maximumConnectionsPerHost = max(1, maximumConnectionsPerHost)
+            self.connectTimeout = connectTimeout
+            self.connectionIdleTimeout = connectionIdleTimeout
+            self.decompressesResponses = decompressesResponses
+            self.uploadChunkSize = max(1024, uploadChunkSize)
+        }
+    }
+
+    /// The AsyncHTTPClient client that sends the requests.
+    public let client: HTTPClient
+    /// Whether this transport made ``client`` and shuts it down in ``shutdown()``; `false`
+    /// when the caller passed it and owns it.
+    public let ownsClient: Bool
+    /// The size of the chunks a file or stream body is read in, in bytes.
+    public let uploadChunkSize: Int
+
+    /// Transfers sent and not ended yet.
+    let transfers = TransferCount()
+    /// Whether ``shutdown()`` was called (an owned client is shut down once).
+    private let shutDown = NIOLockedValueBox(false)
+
+    /// Creates a transport with an `HTTPClient` of its own, made with
+    /// ``clientConfiguration(_:)`` on AsyncHTTPClient's shared event loops; call
+    /// ``shutdown()`` when done with it.
+    /// - Parameter configuration: The transport's settings.
+    public convenience init(configuration: Configuration = Configuration()) {
+        let client = HTTPClient(
+            eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: Self.clientConfiguration(configuration))
+        self.init(client: client, owning: true, uploadChunkSize: configuration.uploadChunkSize)
+    }
+
+    /// Creates a transport over `client`, which the caller owns and shuts down after the last
+    /// request (``shutdown()`` leaves it alone).
+    ///
+    /// The client must not follow redirects (`redirectConfiguration: .disallow`, as
+    /// ``clientConfiguration(_:)`` makes it): Heron's client follows them. Its timeouts,
+    /// connection pool, proxy, TLS and decompression settings are used as they are.
+    /// - Parameters:
+    ///   - client: An `HTTPClient` the caller shuts down.
+    ///   - uploadChunkSize: The chunk size for reading file and stream bodies; 256 KiB by default.
+    public convenience init(client: HTTPClient, uploadChunkSize: Int = 256 * 1024) {
+        self.init(client: client, owning: false, uploadChunkSize: uploadChunkSize)
+    }
+
+    private init(client: HTTPClient, owning: Bool, uploadChunkSize: Int) {
+        self.client = client
+        self.ownsClient = owning
+        self.uploadChunkSize = max(1024, uploadChunkSize)
+    }
+
+    deinit {
+        // An owned client left running would hold its connections (and AsyncHTTPClient
+        // asserts in debug builds): shut it down now, without waiting.
+        if ownsClient, !shutDown.withLockedValue({ $0 }) { client.shutdown().whenComplete { _ in } }
+    }
+
+    /// The AsyncHTTPClient settings a transport made with `configuration` gives its own
+    /// client: redirects off, connection failures reported at once (Heron's retry policies
+    /// decide what to retry), `configuration`'s connection limits, timeouts and
+    /// decompression. For a client you make yourself and pass to ``init(client:uploadChunkSize:)``.
+    /// - Parameter configuration: The transport's settings.
+    /// - Returns: The `HTTPClient.Configuration`.
+    public static func clientConfiguration(_ configuration: Configuration) -> HTTPClient.Configuration {
+        var settings = HTTPClient.Configuration(
+            redirectConfiguration: .disallow,
+            timeout: .init(connect: Transfer.timeAmount(configuration.connectTimeout)),
+            connectionPool: .init(
+                idleTimeout: Transfer.timeAmount(configuration.connectionIdleTimeout),
+                concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.maximumConnectionsPerHost),
+            decompression: configuration.decompressesResponses ? .enabled(limit: .none) : .disabled)
+        settings.connectionPool.retryConnectionEstablishment = false
+        return settings
+    }
+
+    /// Shuts down the client this transport owns, once its requests have ended; does nothing
+    /// for a client the caller passed (the caller shuts that down).
+    ///
+    /// Requests sent after it fail with ``ClientError/Code/transport``.
+    /// - Throws: AsyncHTTPClient's error when the shutdown fails.
+    public func shutdown() async throws {
+        guard ownsClient else { return }
+        let first = shutDown.withLockedValue { done in
+            defer { done = true }
+            return !done
+        }
+        if first { try await client.shutdown() }
+    }
+
+    /// `true`: the transport fails a request with ``ClientError/Code/timedOut`` at
+    /// ``TransportOptions/deadline`` and cancels it.
+    public var enforcesDeadline: Bool { true }
+
+    /// Sends `request` once and returns the response head and body.
+    ///
+    /// - Parameters:
+    ///   - request: The request, with an absolute `http` or `https` URL.
+    ///   - options: The idle timeout, the deadline, the most unread body bytes to hold, and
+    ///     an upload progress callback.
+    /// - Returns: Once the head arrives: the head, and the body as it arrives (with
+    ///   ``TransportOptions/awaitsWholeBody``, once the whole body is here).
+    /// - Throws: `CancellationError` when the task is cancelled; ``ClientError`` otherwise:
+    ///   ``ClientError/Code/cannotConnect``, ``ClientError/Code/connectionLost``,
+    ///   ``ClientError/Code/timedOut``, ``ClientError/Code/invalidResponse``,
+    ///   ``ClientError/Code/invalidRequest`` or ``ClientError/Code/transport``. The body's
+    ///   reads throw these too, and ``ClientError/Code/truncatedBody`` and
+    ///   ``ClientError/Code/responseTooLarge``.
+    public func send(_ request: HTTPCore.HTTPRequest, options: TransportOptions) async throws -> TransportResponse {
+        try Task.checkCancellation()
+        if let deadline = options.deadline, deadline <= .now {
+            throw ClientError(.timedOut, "no response before the deadline of the attempt", request: request)
+        }
+        var clientRequest = try request.makeClientRequest(body: nil)
+        let eventLoop = client.eventLoopGroup.any()
+        let transfer = Transfer(request: request, options: options, eventLoop: eventLoop, transfers: transfers)
+        if let body = request.body {
+            if case .data(let data) = body.source {
+                clientRequest.body = .byteBuffer(ByteBuffer(bytes: data))
+            } else {
+                let pump = RequestBodyPump(body: body, chunkSize: uploadChunkSize, eventLoop: eventLoop) {
+                    [weak transfer] error in transfer?.requestBodyFailed(error)
+                }
+                transfer.attach(pump)
+                clientRequest.body = pump.clientBody
+            }
+        }
+        if options.deadline != nil || options.idleTimeout != nil { transfer.startTimers(deadline: options.deadline) }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                guard transfer.prepare(continuation) else { return }
+                let task = client.execute(
+                    request: clientRequest, delegate: transfer, eventLoop: .indifferent, deadline: nil, logger: nil)
+                transfer.start(task)
+            }
+        } onCancel: {
+            transfer.cancel()
+        }
+    }
+}

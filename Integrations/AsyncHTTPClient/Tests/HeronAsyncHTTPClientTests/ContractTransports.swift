@@ -1,0 +1,49 @@
+import AsyncHTTPClient
+import Foundation
+import HTTPClient
+import HeronAsyncHTTPClient
+
+@testable import HTTPClient
+@testable import HeronAsyncHTTPClient
+
+/// One AsyncHTTPClient `HTTPClient` for the whole test process, made with the settings an
+/// owning transport uses; the process's end takes it down (it is never released).
+let sharedHTTPClient = HTTPClient(
+    eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+    configuration: AsyncHTTPClientTransport.clientConfiguration(.init()))
+
+/// `AsyncHTTPClientTransport` in the transport contract suite (Tests/TransportContract).
+struct AsyncHTTPClientContract: ContractTransport {
+    static let transport = AsyncHTTPClientTransport(client: sharedHTTPClient)
+
+    var name: String { "AsyncHTTPClientTransport" }
+    var shared: any ClientTransport { Self.transport }
+    func make() -> any ClientTransport { AsyncHTTPClientTransport(client: sharedHTTPClient) }
+    func activeTransfers(on transport: any ClientTransport) -> Int {
+        (transport as? AsyncHTTPClientTransport)?.transfers.value ?? -1
+    }
+    var combinesRepeatedFields: Bool { false }
+    var labelForUnlabelledBody: String? { nil }
+    var slowsTheServerForASlowReader: Bool { true }
+}
+
+/// `URLSessionTransport` in the transport contract suite, run here beside the other so the
+/// two are judged by the same tests in the same run.
+struct URLSessionContract: ContractTransport {
+    static let transport = URLSessionTransport()
+
+    var name: String { "URLSessionTransport" }
+    var shared: any ClientTransport { Self.transport }
+    func make() -> any ClientTransport { URLSessionTransport() }
+    func activeTransfers(on transport: any ClientTransport) -> Int {
+        (transport as? URLSessionTransport)?.delegate.activeTransferCount ?? -1
+    }
+    var combinesRepeatedFields: Bool { true }
+    var labelForUnlabelledBody: String? { "application/octet-stream" }
+    var slowsTheServerForASlowReader: Bool { false }
+}
+
+/// The transports this package runs the contract suite against.
+enum ContractTransports {
+    static let all: [any ContractTransport] = [URLSessionContract(), AsyncHTTPClientContract()]
+}
