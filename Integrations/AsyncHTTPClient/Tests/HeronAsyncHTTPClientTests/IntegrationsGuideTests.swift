@@ -53,7 +53,10 @@ struct IntegrationsGuideTests {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let guide = try String(contentsOf: root.appendingPathComponent("Docs/Integrations.md"), encoding: .utf8)
-        let section = try #require(guide.components(separatedBy: "## HeronAsyncHTTPClient").last)
+        // The section runs to the next one of its level.
+        let section = try #require(
+            guide.components(separatedBy: "## HeronAsyncHTTPClient").dropFirst().first?
+                .components(separatedBy: "\n## ").first)
         let example = try #require(section.components(separatedBy: "### Example").last)
         let block =
             try #require(example.components(separatedBy: "```swift\n").dropFirst().first)
