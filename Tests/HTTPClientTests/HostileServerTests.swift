@@ -52,7 +52,8 @@ struct HostileServerTests {
         let (result, _) = await Self.outcome(try Self.url("overlong", ["declared": "10", "send": "100000"]))
         let body = try result.get().body
         #expect(body == Data((0..<10).map { UInt8($0) }))
-        // The excess was not read as the next response: the next call is answered normally.
+        // The excess was not read as the next response (the server announced the close): the
+        // next call is answered normally.
         let (next, _) = await Self.outcome(try Self.url("bytes", ["n": "5"]))
         #expect(try next.get().body == Data([0, 1, 2, 3, 4]))
     }

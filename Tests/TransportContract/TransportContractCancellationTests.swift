@@ -213,7 +213,7 @@ struct TransportContractDeadlineTests {
             }
         }
         let elapsed = ContinuousClock.now - start
-        #expect(error?.code == .timedOut)
+        #expect(error?.code == .timedOut, "got \(String(describing: error))")
         #expect(elapsed >= .milliseconds(250))
         #expect(elapsed < .seconds(30))
         try await withWatchdog(seconds: 20) {
@@ -229,7 +229,7 @@ struct TransportContractDeadlineTests {
                 try await subject.shared.send(request, options: TransportOptions(deadline: .now - .seconds(1)))
             }
         }
-        #expect(error?.code == .timedOut)
+        #expect(error?.code == .timedOut, "got \(String(describing: error))")
     }
 
     @Test(arguments: ContractTransports.all)
@@ -258,7 +258,7 @@ struct TransportContractDeadlineTests {
                 _ = try await TransportFixture.data(response)
             }
         }
-        #expect(error?.code == .timedOut)
+        #expect(error?.code == .timedOut, "got \(String(describing: error))")
     }
 
     /// A slow progress callback runs off the threads every request shares.

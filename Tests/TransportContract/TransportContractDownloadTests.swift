@@ -84,7 +84,7 @@ struct TransportContractDownloadTests {
                     try TransportFixture.request(.get, TransportFixture.fault("/truncate?declared=100000&send=5000")),
                     to: destination)
             }
-            #expect(error?.code == .truncatedBody)
+            #expect(error?.code == .truncatedBody, "got \(String(describing: error))")
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["existing.bin"])
         #expect(try Data(contentsOf: existing) == Data("old content".utf8))
@@ -97,7 +97,7 @@ struct TransportContractDownloadTests {
                 try TransportFixture.request(.get, TransportFixture.fault("/bytes?n=5000")),
                 options: RequestOptions(responseBodyLimit: 1000))
         }
-        #expect(error?.code == .responseTooLarge)
+        #expect(error?.code == .responseTooLarge, "got \(String(describing: error))")
         #expect(error?.response?.status == .ok)
     }
 
@@ -124,7 +124,7 @@ struct TransportContractDownloadTests {
             #expect(try await TransportFixture.data(response) == TransportFixture.pattern(count))
         } else {
             let error = await #expect(throws: ClientError.self) { _ = try await TransportFixture.data(response) }
-            #expect(error?.code == .responseTooLarge)
+            #expect(error?.code == .responseTooLarge, "got \(String(describing: error))")
         }
     }
 

@@ -17,7 +17,7 @@ struct TransportContractErrorTests {
     @Test(arguments: ContractTransports.all)
     func connectionResetIsConnectionLost(_ subject: any ContractTransport) async throws {
         let error = await failure(subject, try TransportFixture.request(.get, TransportFixture.fault("/reset")))
-        #expect(error?.code == .connectionLost)
+        #expect(error?.code == .connectionLost, "got \(String(describing: error))")
         #expect(error?.url?.path == "/reset")
         #expect(error?.underlying != nil)
     }
@@ -26,7 +26,7 @@ struct TransportContractErrorTests {
     func bodyShorterThanContentLengthIsTruncatedBody(_ subject: any ContractTransport) async throws {
         let error = await failure(
             subject, try TransportFixture.request(.get, TransportFixture.fault("/truncate?declared=1000&send=10")))
-        #expect(error?.code == .truncatedBody)
+        #expect(error?.code == .truncatedBody, "got \(String(describing: error))")
         #expect(error?.response?.status == .ok)
         #expect(error?.message.contains("10 of the 1000") == true)
     }
@@ -52,7 +52,7 @@ struct TransportContractErrorTests {
     func refusedConnectionIsCannotConnect(_ subject: any ContractTransport) async throws {
         let error = await failure(
             subject, try TransportFixture.request(.get, try #require(URL(string: "http://127.0.0.1:1/"))))
-        #expect(error?.code == .cannotConnect)
+        #expect(error?.code == .cannotConnect, "got \(String(describing: error))")
         #expect(error?.underlying != nil)
     }
 
@@ -60,7 +60,7 @@ struct TransportContractErrorTests {
     func unresolvableHostIsCannotConnect(_ subject: any ContractTransport) async throws {
         let error = await failure(
             subject, try TransportFixture.request(.get, try #require(URL(string: "http://heron.invalid/"))))
-        #expect(error?.code == .cannotConnect)
+        #expect(error?.code == .cannotConnect, "got \(String(describing: error))")
     }
 
     /// httpbin's `/delay/3` answers after 3 s: with a 1 s idle timeout the request fails.
@@ -69,7 +69,7 @@ struct TransportContractErrorTests {
         let error = await failure(
             subject, try TransportFixture.request(.get, TransportFixture.httpbin("/delay/3")),
             options: TransportOptions(idleTimeout: .seconds(1)))
-        #expect(error?.code == .timedOut)
+        #expect(error?.code == .timedOut, "got \(String(describing: error))")
     }
 
     /// A body that drips a byte at a time more slowly than the idle timeout ends with it.
@@ -79,7 +79,7 @@ struct TransportContractErrorTests {
         let error = await failure(
             subject, try TransportFixture.request(.get, TransportFixture.fault("/slow?bytes=10&chunks=10&interval=3")),
             options: TransportOptions(idleTimeout: .seconds(1), awaitsWholeBody: true))
-        #expect(error?.code == .timedOut)
+        #expect(error?.code == .timedOut, "got \(String(describing: error))")
         #expect(ContinuousClock.now - start < .seconds(25))
     }
 
@@ -99,7 +99,8 @@ struct TransportContractErrorTests {
         let client = Client(baseURL: try TransportFixture.fault(""), transport: subject.shared, retry: .none)
         let response = try await client.send(.get("overlong?declared=10&send=100000"))
         #expect(response.body == Data((0..<10).map { UInt8($0) }))
-        // The excess was not read as the next response: the next call is answered normally.
+        // The excess was not read as the next response (the server announced the close): the
+        // next call is answered normally.
         #expect(try await client.send(.get("bytes?n=5")).body == Data([0, 1, 2, 3, 4]))
     }
 
@@ -111,7 +112,7 @@ struct TransportContractErrorTests {
         let error = await #expect(throws: ClientError.self) {
             _ = try await client.send(.get("huge-head?fields=100000"))
         }
-        #expect(error?.code == .responseTooLarge)
+        #expect(error?.code == .responseTooLarge, "got \(String(describing: error))")
         #expect(error?.response == nil)
         #expect(error?.attempts.count == 1)
     }

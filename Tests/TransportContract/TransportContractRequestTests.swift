@@ -139,7 +139,7 @@ struct TransportContractRequestTests {
         let error = await #expect(throws: ClientError.self) {
             try await subject.shared.send(request, options: TransportOptions())
         }
-        #expect(error?.code == .invalidRequest)
+        #expect(error?.code == .invalidRequest, "got \(String(describing: error))")
         #expect(error?.message.contains(url) == true)
     }
 
@@ -166,7 +166,7 @@ struct TransportContractRequestTests {
         let client = Client(baseURL: try TransportFixture.fault(""), transport: subject.shared)
         let key = "not-http-\(UUID().uuidString)"
         let error = await #expect(throws: ClientError.self) { _ = try await client.send(.get("not-http?key=\(key)")) }
-        #expect(error?.code == .invalidResponse)
+        #expect(error?.code == .invalidResponse, "got \(String(describing: error))")
         #expect(error?.message.contains("not HTTP") == true)
         #expect(error?.attempts.count == 1)
         let body = try await client.send(.get("count?key=\(key)")).body

@@ -135,7 +135,7 @@ struct TransportContractUploadTests {
         let error = await #expect(throws: ClientError.self) {
             _ = try await upload(HTTPBody(stream: stream, length: .unknown), using: subject.shared)
         }
-        #expect(error?.code == .invalidRequest)
+        #expect(error?.code == .invalidRequest, "got \(String(describing: error))")
         #expect(error?.underlying is Broken)
     }
 
@@ -143,7 +143,7 @@ struct TransportContractUploadTests {
     func streamShorterThanItsDeclaredLengthIsNotSentAsComplete(_ subject: any ContractTransport) async throws {
         let body = HTTPBody(stream: [Data(repeating: 7, count: 1000)].asyncChunks, length: .known(5000))
         let error = await #expect(throws: ClientError.self) { _ = try await upload(body, using: subject.shared) }
-        #expect(error?.code == .invalidRequest)
+        #expect(error?.code == .invalidRequest, "got \(String(describing: error))")
         #expect((error?.underlying as? HTTPCoreError)?.code == .bodyLengthMismatch)
     }
 
@@ -155,7 +155,7 @@ struct TransportContractUploadTests {
         let body = try HTTPBody(fileAt: file)
         try TransportFixture.randomData(10_000).write(to: file)
         let error = await #expect(throws: ClientError.self) { _ = try await upload(body, using: subject.shared) }
-        #expect(error?.code == .invalidRequest)
+        #expect(error?.code == .invalidRequest, "got \(String(describing: error))")
         #expect((error?.underlying as? HTTPCoreError)?.code == .bodyLengthMismatch)
         #expect(error?.message.contains(file.path) == true)
     }
@@ -221,7 +221,7 @@ struct TransportContractUploadTests {
             InputStream(data: Data(repeating: 7, count: 1000))
         }
         let error = await #expect(throws: ClientError.self) { _ = try await upload(body, using: subject.shared) }
-        #expect(error?.code == .invalidRequest)
+        #expect(error?.code == .invalidRequest, "got \(String(describing: error))")
         #expect((error?.underlying as? HTTPCoreError)?.code == .bodyLengthMismatch)
     }
 
@@ -232,7 +232,7 @@ struct TransportContractUploadTests {
             throw Refused()
         }
         let error = await #expect(throws: ClientError.self) { _ = try await upload(body, using: subject.shared) }
-        #expect(error?.code == .invalidRequest)
+        #expect(error?.code == .invalidRequest, "got \(String(describing: error))")
         let underlying = error?.underlying as? HTTPCoreError
         #expect(underlying?.code == .unreadableStream)
         #expect(underlying?.reason.contains("Refused") == true)
@@ -245,7 +245,7 @@ struct TransportContractUploadTests {
         let body = try HTTPBody(fileAt: file)
         try FileManager.default.removeItem(at: file)
         let error = await #expect(throws: ClientError.self) { _ = try await upload(body, using: subject.shared) }
-        #expect(error?.code == .invalidRequest)
+        #expect(error?.code == .invalidRequest, "got \(String(describing: error))")
         #expect((error?.underlying as? HTTPCoreError)?.code == .unreadableFile)
     }
 
