@@ -91,6 +91,11 @@ extension CachingTransport {
             }
             return try await fetch(exchange, replacing: replacing, outcome: .miss, forward: "miss")
         }
+        if exchange.request.method == .head {
+            return answerHead(
+                response, exchange, requestTime, responseTime, outcome: .miss,
+                forward: freshness.isFresh ? "request" : "stale")
+        }
         if CacheRules.errorStatuses.contains(code) {
             let current = self.freshness(of: entry)
             if let window = Self.staleIfErrorWindow(current.directives, exchange.directives),
@@ -198,28 +203,49 @@ extension CachingTransport {
         return names
     }
 
-    /// Freshens the stored `GET` responses a `HEAD` response matches (RFC 9111 §4.3.5): same
-    /// `ETag`, else same `Last-Modified`; a stored response whose `ETag` or `Content-Length`
-    /// differs from the new one's is out of date and dropped.
-    func freshen(from head: HTTPResponse, _ exchange: CacheExchange, requestTime: Date, responseTime: Date) {
-        guard head.status.code == 200, let entries = try? storage.entries(for: exchange.key) else { return }
-        let tag = head.headerFields[values: .eTag].first
-        let modified = head.headerFields[values: .lastModified].first
-        for entry in entries where VaryRule.matches(entry, exchange.request.headerFields) {
-            let storedTag = entry.head.headerFields[values: .eTag].first
-            let storedModified = entry.head.headerFields[values: .lastModified].first
-            let storedLength = entry.head.contentLength
-            if let tag, let storedTag, tag != storedTag {
+    /// Freshens the stored `GET` responses a `200` to a `HEAD` request matches (RFC 9111
+    /// §4.3.5), selected as for a `304` (§4.3.4): those with its strong `ETag`; else with its
+    /// `Last-Modified`; else, when neither it nor the one stored response has a validator,
+    /// that response. A selected response whose `Content-Length` differs from the new one's
+    /// is out of date and dropped instead.
+    /// - Returns: The freshened entry the response to the `HEAD` is made from, if any.
+    func freshen(
+        from head: HTTPResponse, _ exchange: CacheExchange, requestTime: Date, responseTime: Date
+    )
+        -> CacheEntry?
+    {
+        guard head.status.code == 200, let entries = try? storage.entries(for: exchange.key) else { return nil }
+        let candidates = entries.filter { VaryRule.matches($0, exchange.request.headerFields) }
+        let selected = Self.selectForUpdate(candidates, by: head)
+        var result: CacheEntry?
+        for entry in selected {
+            if let length = head.contentLength, let stored = entry.head.contentLength, length != stored {
                 try? storage.remove([entry.id], for: exchange.key)
-            } else if let length = head.contentLength, let storedLength, length != storedLength {
-                try? storage.remove([entry.id], for: exchange.key)
-            } else if (tag != nil && tag == storedTag) || (tag == nil && modified != nil && modified == storedModified)
-            {
-                try? storage.update(
-                    Self.freshened(entry, with: head, requestTime: requestTime, responseTime: responseTime))
-                configuration.observer?(CacheEvent(kind: .freshened, url: exchange.request.url))
+                continue
             }
+            let updated = Self.freshened(entry, with: head, requestTime: requestTime, responseTime: responseTime)
+            try? storage.update(updated)
+            configuration.observer?(CacheEvent(kind: .freshened, url: exchange.request.url))
+            result = result ?? updated
         }
+        return result
+    }
+
+    /// The stored responses a validating response selects for update (RFC 9111 §4.3.4).
+    static func selectForUpdate(_ entries: [CacheEntry], by response: HTTPResponse) -> [CacheEntry] {
+        let tag = response.headerFields[values: .eTag].first
+        if let tag, !tag.hasPrefix("W/") {
+            return entries.filter { $0.head.headerFields[values: .eTag].first == tag }
+        }
+        if let modified = response.headerFields[values: .lastModified].first {
+            return entries.filter { $0.head.headerFields[values: .lastModified].first == modified }
+        }
+        if tag == nil, entries.count == 1,
+            !entries[0].head.headerFields.contains(.eTag), !entries[0].head.headerFields.contains(.lastModified)
+        {
+            return entries
+        }
+        return []
     }
 
     // MARK: Fetching and storing
@@ -235,20 +261,36 @@ extension CachingTransport {
         let requestTime = configuration.clock.now()
         var response = try await base.send(exchange.request, options: exchange.options)
         let responseTime = configuration.clock.now()
-        if exchange.request.method == .head || response.head.status.code == 304 {
-            freshen(from: response.head, exchange, requestTime: requestTime, responseTime: responseTime)
-            if response.head.status.code == 304 {
-                freshenAfterConditional(response.head, exchange, requestTime, responseTime)
-            }
-            annotate(
-                &response.head,
-                CacheStatusValue(outcome: outcome, forwardStatus: response.head.status.code, forward: forward))
+        if exchange.request.method == .head {
+            return answerHead(response, exchange, requestTime, responseTime, outcome: outcome, forward: forward)
+        }
+        if response.head.status.code == 304 {
+            freshenAfterConditional(response.head, exchange, requestTime, responseTime)
+            annotate(&response.head, CacheStatusValue(outcome: outcome, forwardStatus: 304, forward: forward))
             record(outcome, url: exchange.request.url)
             return response
         }
         return store(
             response, exchange, requestTime: requestTime, responseTime: responseTime, replacing: replacing,
             outcome: outcome, forward: forward)
+    }
+
+    /// The response to a `HEAD` from the origin: when it freshens a stored `GET` response
+    /// (§4.3.5), that response's head as freshened, which keeps the stored fields the `HEAD`
+    /// response left out; else the origin's head as it is.
+    func answerHead(
+        _ response: TransportResponse, _ exchange: CacheExchange, _ requestTime: Date, _ responseTime: Date,
+        outcome: CacheOutcome, forward: String
+    ) -> TransportResponse {
+        var response = response
+        if let updated = freshen(from: response.head, exchange, requestTime: requestTime, responseTime: responseTime) {
+            response.head.headerFields = updated.head.headerFields
+        }
+        annotate(
+            &response.head,
+            CacheStatusValue(outcome: outcome, forwardStatus: response.head.status.code, forward: forward))
+        record(outcome, url: exchange.request.url)
+        return response
     }
 
     /// A `304` to the caller's own conditional request freshens the stored responses with its

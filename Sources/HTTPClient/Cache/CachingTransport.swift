@@ -221,15 +221,10 @@ public final class CachingTransport: ClientTransport {
         directives.has("must-revalidate") || requiresValidation(directives)
     }
 
-    /// The request's directives; `Pragma: no-cache` counts as `Cache-Control: no-cache` when
-    /// the request has no `Cache-Control` (RFC 9111 §5.4).
+    /// The request's directives. `Pragma` is not read: RFC 9111 §5.4 deprecates it, and a
+    /// request that means `no-cache` says so in `Cache-Control`.
     static func requestDirectives(_ fields: HTTPFields) -> CacheDirectives {
-        if !fields.contains(.cacheControl),
-            fields[values: .pragma].contains(where: { $0.lowercased().contains("no-cache") })
-        {
-            return CacheDirectives(parsing: "no-cache")
-        }
-        return CacheDirectives(fields)
+        CacheDirectives(fields)
     }
 
     func freshness(of entry: CacheEntry) -> CacheFreshness {

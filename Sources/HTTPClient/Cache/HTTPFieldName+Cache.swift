@@ -4,7 +4,6 @@ extension HTTPFieldName {
     /// `Expires` (RFC 9111 §5.3).
     static let expires = try! HTTPFieldName("Expires")
     /// `Pragma` (RFC 9111 §5.4).
-    static let pragma = try! HTTPFieldName("Pragma")
     /// `Cache-Status` (RFC 9211).
     static let cacheStatus = try! HTTPFieldName("Cache-Status")
     /// `Content-Location` (RFC 9110 §8.7).
