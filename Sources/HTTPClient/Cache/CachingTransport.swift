@@ -188,6 +188,7 @@ public final class CachingTransport: ClientTransport {
         if request.has("no-cache") || Self.requiresValidation(response) { return .validate }
         // A fresh immutable response needs no validation, even on a reload (RFC 8246 §2).
         let immutable = response.has("immutable") && freshness.isFresh
+        if exchange.policy == .revalidate && !immutable { return .validate }
         if !immutable, let maxAge = request.seconds("max-age"), freshness.age > Double(maxAge.secondsOrZero) {
             return .validate
         }
