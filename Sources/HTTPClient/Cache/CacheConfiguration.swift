@@ -6,9 +6,9 @@ import HTTPCore
 /// ```swift
 /// var configuration = CacheConfiguration()
 /// configuration.offlineWindow = .seconds(7 * 24 * 3600)  // serve a week-old copy when offline
-/// configuration.partition = .custom { request in request.headerFields[.authorization] ?? "" }
+/// configuration.partition = .shared  // one user: no partitions
 /// let transport = CachingTransport(wrapping: URLSessionTransport(), configuration: configuration)
-/// _ = transport
+/// print(transport.configuration.defaultPolicy)  // useProtocol
 /// ```
 public struct CacheConfiguration: Sendable {
     /// The policy of requests that carry none; ``CachePolicy/useProtocol`` by default.
@@ -67,9 +67,9 @@ public struct CacheClock: Sendable {
 /// A request's own ``HTTPCore/HTTPRequest/cachePartition(_:)`` wins over the rule.
 ///
 /// ```swift
-/// let perUser = CachePartition.custom { request in request.headerFields[.cookie] ?? "" }
-/// print(CachePartition.shared.name(for: HTTPRequest(url: URL(string: "https://a.example")!)))  // ""
-/// _ = perUser
+/// let perAccount = CachePartition.custom { request in request.url.user ?? "anonymous" }
+/// let request = HTTPRequest(url: URL(string: "https://ada@api.example.com/me")!)
+/// print(perAccount.name(for: request), request.cachePartition("admin").options.isEmpty)  // ada false
 /// ```
 public struct CachePartition: Sendable {
     private let rule: @Sendable (HTTPRequest) -> String

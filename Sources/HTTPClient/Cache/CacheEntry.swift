@@ -51,8 +51,8 @@ public struct CacheKey: Hashable, Sendable, Codable, CustomStringConvertible {
 ///
 /// ```swift
 /// let storage = MemoryCacheStorage()
-/// let key = CacheKey(url: URL(string: "https://example.com/a")!, partition: "")
-/// print(try storage.entries(for: key).isEmpty)  // true
+/// let key = CacheKey(url: URL(string: "HTTPS://Example.com/a?q=1#top")!, partition: "")
+/// print(key.uri, storage.entries(for: key).isEmpty)  // https://example.com/a?q=1 true
 /// ```
 public struct CacheEntry: Sendable, Hashable, Identifiable {
     /// A unique name of this stored response (and of its file in a ``DiskCacheStorage``).

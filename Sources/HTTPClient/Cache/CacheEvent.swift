@@ -5,7 +5,7 @@ import HTTPCore
 ///
 /// ```swift
 /// var configuration = CacheConfiguration()
-/// configuration.observer = { event in print(event) }  // hit https://api.example.com/feed
+/// configuration.observer = { event in print(event) }  // such as: served hit https://api.example.com/feed
 /// ```
 public struct CacheEvent: Sendable, CustomStringConvertible {
     /// What happened.
@@ -61,7 +61,7 @@ public struct CacheEvent: Sendable, CustomStringConvertible {
 /// How often a ``CachingTransport`` did what, since it was made.
 ///
 /// ```swift
-/// let counters = transport.counters
+/// let counters = cache.counters  // a CachingTransport's
 /// print(counters.hits, counters.misses, counters.hitRatio)
 /// ```
 public struct CacheCounters: Hashable, Sendable {

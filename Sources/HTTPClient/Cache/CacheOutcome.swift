@@ -5,7 +5,7 @@ import HTTPCore
 /// (RFC 9211) and read back by ``ClientResponse/cacheOutcome``.
 ///
 /// ```swift
-/// let response = try await client.send(.get("catalog"))
+/// let response = try await client.send(.get("cache/60"))
 /// if response.cacheOutcome == .hit { print("served from the cache") }
 /// ```
 public struct CacheOutcome: Hashable, Sendable, CustomStringConvertible {

@@ -6,8 +6,9 @@ import HTTPCore
 /// or for every call with ``CacheConfiguration/defaultPolicy``.
 ///
 /// ```swift
-/// let fresh = try await client.send(.get("feed").cachePolicy(.reload))  // skip what is stored
-/// let offline = try await client.send(.get("feed").cachePolicy(.cacheElseNetwork))
+/// let fresh = try await client.send(.get("cache/60").cachePolicy(.reload))  // skip what is stored
+/// let stored = try await client.send(.get("cache/60").cachePolicy(.cacheElseNetwork))
+/// print(fresh.cacheOutcome == .miss, stored.cacheOutcome == .hit)  // true true
 /// ```
 public struct CachePolicy: Hashable, Sendable, CustomStringConvertible {
     /// The name, such as `useProtocol`.
@@ -44,7 +45,8 @@ extension HTTPRequest {
     /// This request with its own ``CachePolicy``, over the cache's default.
     ///
     /// ```swift
-    /// let response = try await client.send(.get("config").cachePolicy(.revalidate))
+    /// let response = try await client.send(.get("cache/60").cachePolicy(.revalidate))
+    /// print(response.status)  // 200 OK
     /// ```
     /// - Parameter policy: How the request uses the cache.
     /// - Returns: The request with the policy.

@@ -15,7 +15,9 @@ import HTTPCore
 /// ```swift
 /// let storage = MemoryCacheStorage(capacity: 8 * 1024 * 1024)
 /// let transport = CachingTransport(wrapping: URLSessionTransport(), storage: storage)
-/// let client = Client(baseURL: URL(string: "https://api.example.com")!, transport: transport)
+/// let client = Client(baseURL: baseURL, transport: transport)
+/// _ = try await client.send(.get("cache/60"))
+/// print(storage.count)  // 1
 /// ```
 public protocol CacheStorage: Sendable {
     /// The entries stored for `key`: every variant (RFC 9111 §4.1), in no particular order.

@@ -21,10 +21,10 @@ import HTTPCore
 ///
 /// ```swift
 /// let cache = CachingTransport(wrapping: URLSessionTransport(), storage: MemoryCacheStorage())
-/// let client = Client(baseURL: URL(string: "https://api.example.com")!, transport: cache)
-/// let first = try await client.send(.get("catalog"))   // from the origin, stored
-/// let second = try await client.send(.get("catalog"))  // from the cache while fresh
-/// print(first.cacheOutcome, second.cacheOutcome, cache.counters.hits)  // miss hit 1
+/// let client = Client(baseURL: baseURL, transport: cache)  // such as https://httpbin.org
+/// let first = try await client.send(.get("cache/60"))  // Cache-Control: public, max-age=60
+/// let second = try await client.send(.get("cache/60"))  // from the cache while fresh
+/// print(first.cacheOutcome == .miss, second.cacheOutcome == .hit, cache.counters.hits)  // true true 1
 /// ```
 public final class CachingTransport: ClientTransport {
     /// The transport requests go to when the cache cannot answer.

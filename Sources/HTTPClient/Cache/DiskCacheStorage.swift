@@ -25,8 +25,10 @@ import Darwin
 /// ```swift
 /// let directory = FileManager.default.temporaryDirectory.appendingPathComponent("heron-http-cache")
 /// let storage = try DiskCacheStorage(directory: directory, capacity: 100 * 1024 * 1024)
-/// let client = Client(transport: CachingTransport(wrapping: URLSessionTransport(), storage: storage))
-/// _ = client
+/// let cache = CachingTransport(wrapping: URLSessionTransport(), storage: storage)
+/// let client = Client(baseURL: baseURL, transport: cache)
+/// _ = try await client.send(.get("cache/60"))
+/// print(try DiskCacheStorage(directory: directory).count)  // 1: it survives the process
 /// ```
 public final class DiskCacheStorage: CacheStorage {
     /// The directory of the entry files.

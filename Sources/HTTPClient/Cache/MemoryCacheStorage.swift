@@ -10,8 +10,7 @@ import HTTPCore
 /// ```swift
 /// let storage = MemoryCacheStorage(capacity: 16 * 1024 * 1024)
 /// let client = Client(transport: CachingTransport(wrapping: URLSessionTransport(), storage: storage))
-/// _ = client
-/// print(storage.totalCost)  // 0
+/// print(storage.totalCost, client.transport is CachingTransport)  // 0 true
 /// ```
 public final class MemoryCacheStorage: CacheStorage {
     /// The most bytes the entries may take together.
