@@ -6,7 +6,7 @@ import HTTPCore
 ///
 /// The URI is the full URL without its fragment, query included, so `?a=1` and `?a=2` are
 /// different entries.
-public struct CacheKey: Hashable, Sendable, Codable, CustomStringConvertible {
+public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
     /// The partition the caller chose (``CachePartition``); entries of two partitions are
     /// never shared.
     public let partition: String
