@@ -102,6 +102,16 @@ struct CacheStatusValue: Sendable {
     }
 }
 
+extension HTTPResponse {
+    /// Whether a ``CachingTransport`` made this response itself (a `504` for a request that
+    /// could be answered only from the cache, RFC 9111 §5.2.1.7): sending the request again
+    /// cannot change it, so the retry policies leave it alone.
+    var isMadeByCache: Bool {
+        guard status.code == 504, let line = headerFields[.cacheStatus] else { return false }
+        return line.contains("detail=\(CacheOutcome.unavailable.name)")
+    }
+}
+
 extension ClientResponse {
     /// What the cache did for this response, read from the `Cache-Status` field a
     /// ``CachingTransport`` named `cache` added; `nil` when there is none (no cache, or a

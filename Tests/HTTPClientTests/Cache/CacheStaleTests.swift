@@ -139,6 +139,16 @@ struct CacheStaleTests {
         #expect(try await client.send(.get("b").cachePolicy(.cacheOnly)).status == .gatewayTimeout)
     }
 
+    @Test("the cache's own 504 is returned as it is, not retried by the default retry policies")
+    func generatedGatewayTimeoutIsNotRetried() async throws {
+        let origin = ScriptedOrigin { _, _ in ScriptedOrigin.response(.ok) }
+        let client = Client(baseURL: base, transport: CachingTransport(wrapping: origin))
+        let response = try await client.send(.get("a").cachePolicy(.cacheOnly))
+        #expect(response.status == .gatewayTimeout)
+        #expect(response.metrics.attempts.count == 1)
+        #expect(origin.count == 0)
+    }
+
     @Test("request directives: max-age, min-fresh and max-stale bound what is served (RFC 9111 §5.2.1)")
     func requestDirectives() async throws {
         let clock = ManualClock()
