@@ -120,6 +120,7 @@ public final class CachingTransport: ClientTransport {
             {
                 return partial
             }
+            if exchange.onlyCache { return unavailable(exchange, reason: "the range cannot be served from the cache") }
             return try await fetch(exchange, replacing: [], outcome: .bypass, forward: "request")
         }
         switch decide(entry, freshness, exchange) {

@@ -259,4 +259,65 @@ struct CachingTransportTests {
         #expect(try await client.send(alice).cacheOutcome == .miss)
         #expect(try await client.send(.get("me").header(.authorization, "Bearer bob")).cacheOutcome == .hit)
     }
+
+    @Test("one byte range is cut from a fresh stored 200; a 206 from the origin is never stored")
+    func ranges() async throws {
+        let clock = ManualClock()
+        let origin = ScriptedOrigin { request, _ in
+            if request.headerFields.contains(.range) {
+                return ScriptedOrigin.response(
+                    .partialContent, ["Cache-Control": "max-age=60", "Content-Range": "bytes 0-1/10"], body: "01",
+                    date: clock.now)
+            }
+            return ScriptedOrigin.response(.ok, ["Cache-Control": "max-age=60"], body: "0123456789", date: clock.now)
+        }
+        let (client, _) = makeClient(origin, clock: clock)
+        _ = try await client.send(.get("partial").header(.range, "bytes=0-1"))
+        #expect(try await client.send(.get("partial")).cacheOutcome == .miss)  // the 206 was not stored
+        let middle = try await client.send(.get("partial").header(.range, "bytes=3-5"))
+        let suffix = try await client.send(.get("partial").header(.range, "bytes=-2"))
+        #expect(middle.status == .partialContent && middle.text == "345")
+        #expect(middle.headerFields[.contentRange] == "bytes 3-5/10")
+        #expect(suffix.text == "89")
+        #expect(origin.count == 2)
+        let unsatisfiable = try await client.send(.get("partial").header(.range, "bytes=20-").cachePolicy(.cacheOnly))
+        #expect(unsatisfiable.status == .gatewayTimeout)
+    }
+
+    @Test("a 200 to a HEAD freshens the stored GET it matches (RFC 9111 §4.3.5)")
+    func headFreshens() async throws {
+        let clock = ManualClock()
+        let origin = ScriptedOrigin { request, number in
+            let control = number == 1 ? "max-age=10" : "max-age=600"
+            return ScriptedOrigin.response(
+                .ok, ["Cache-Control": control, "ETag": "\"e\"", "X-Round": "\(number)"], body: "full",
+                date: clock.now)
+        }
+        let (client, _) = makeClient(origin, clock: clock)
+        _ = try await client.send(.get("a"))
+        clock.advance(20)
+        let head = try await client.send(HTTPRequest(method: .head, url: URL(string: "a")!).cachePolicy(.reload))
+        #expect(head.headerFields[try HTTPFieldName("X-Round")] == "2")
+        clock.advance(100)
+        let hit = try await client.send(.get("a"))
+        #expect(hit.cacheOutcome == .hit && hit.text == "full")
+        #expect(origin.count == 2)
+    }
+
+    @Test("the caller's own conditional request passes through; its 304 reaches the caller")
+    func callerConditional() async throws {
+        let clock = ManualClock()
+        let origin = ScriptedOrigin { request, _ in
+            if request.headerFields[.ifNoneMatch] == "\"e\"" {
+                return ScriptedOrigin.response(.notModified, ["ETag": "\"e\""], date: clock.now)
+            }
+            return ScriptedOrigin.response(.ok, ["Cache-Control": "max-age=60", "ETag": "\"e\""], date: clock.now)
+        }
+        let (client, _) = makeClient(origin, clock: clock)
+        _ = try await client.send(.get("a"))
+        let conditional = try await client.send(.get("a").header(.ifNoneMatch, "\"e\""))
+        #expect(conditional.status == .notModified)
+        #expect(conditional.cacheOutcome == .bypass)
+        #expect(origin.count == 2)
+    }
 }
