@@ -38,9 +38,11 @@ extension CachingTransport {
                 return
             }
             let response = TransportResponse(head: shared.head, body: shared.body.map { HTTPBody($0) })
-            let stored = store(
-                response, exchange, requestTime: requestTime, responseTime: responseTime, replacing: replacing,
-                outcome: .miss, forward: "stale")
+            guard
+                let stored = try? await store(
+                    response, exchange, requestTime: requestTime, responseTime: responseTime, replacing: replacing,
+                    outcome: .miss, forward: "stale", counted: false)
+            else { return }
             // Reading the body through is what stores it.
             _ = try? await stored.body?.collect(upTo: Int.max)
         }

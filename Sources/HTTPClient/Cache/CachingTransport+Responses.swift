@@ -105,7 +105,7 @@ extension CachingTransport {
                 return stale
             }
         }
-        return store(
+        return try await store(
             response, exchange, requestTime: requestTime, responseTime: responseTime, replacing: replacing,
             outcome: .miss, forward: freshness.isFresh ? "request" : "stale")
     }
@@ -270,7 +270,7 @@ extension CachingTransport {
             record(outcome, url: exchange.request.url)
             return response
         }
-        return store(
+        return try await store(
             response, exchange, requestTime: requestTime, responseTime: responseTime, replacing: replacing,
             outcome: outcome, forward: forward)
     }
@@ -306,14 +306,17 @@ extension CachingTransport {
         }
     }
 
-    /// `response` passed on, and stored as its body arrives when RFC 9111 §3 allows it.
+    /// `response` passed on, and stored as its body arrives when RFC 9111 §3 allows it. The
+    /// body of a redirect (a `3xx` with `Location`, at most 64 KiB) is read at once: the client
+    /// follows the redirect without reading it, and a redirect is cached per hop.
+    /// - Throws: The error of reading a redirect's body.
     func store(
         _ response: TransportResponse, _ exchange: CacheExchange, requestTime: Date, responseTime: Date,
-        replacing: [CacheEntry], outcome: CacheOutcome, forward: String
-    ) -> TransportResponse {
+        replacing: [CacheEntry], outcome: CacheOutcome, forward: String, counted: Bool = true
+    ) async throws -> TransportResponse {
         var response = response
         var status = CacheStatusValue(outcome: outcome, forwardStatus: response.head.status.code, forward: forward)
-        defer { record(outcome, url: exchange.request.url) }
+        defer { if counted { record(outcome, url: exchange.request.url) } }
         guard Self.isStorable(response.head, for: exchange.request, requestDirectives: exchange.directives) else {
             annotate(&response.head, status)
             return response
@@ -350,6 +353,27 @@ extension CachingTransport {
             return response
         }
         let expected: Int64? = response.head.decodedBodyLength
+        if (300..<400).contains(response.head.status.code), response.head.headerFields.contains(.location),
+            case .known(let length) = body.length, length <= Self.redirectBodyLimit
+        {
+            let data: Data
+            do {
+                data = try await body.collect(upTo: Int(Self.redirectBodyLimit))
+                try writer.write(data)
+            } catch {
+                writer.discard()
+                finished(false)
+                throw error
+            }
+            do {
+                try writer.commit()
+                finished(true)
+            } catch {
+                finished(false)
+            }
+            response.body = HTTPBody(data)
+            return response
+        }
         response.body = HTTPBody(length: body.length, iterationBehavior: .single) {
             StoringChunks(body: body, writer: writer, expected: expected, finished: finished)
         }
@@ -396,6 +420,11 @@ extension CachingTransport {
             headerFields: HTTPFields(head.headerFields.filter { !skipped.contains($0.name.canonicalName) }),
             url: url)
     }
+}
+
+extension CachingTransport {
+    /// The largest redirect body read at once to store the redirect.
+    static let redirectBodyLimit: Int64 = 64 * 1024
 }
 
 extension HTTPResponse {

@@ -320,4 +320,44 @@ struct CachingTransportTests {
         #expect(conditional.cacheOutcome == .bypass)
         #expect(origin.count == 2)
     }
+
+    @Test("a stored 301 is followed without a request: redirects are cached per hop")
+    func redirectsPerHop() async throws {
+        let clock = ManualClock()
+        let origin = ScriptedOrigin { request, _ in
+            if request.url.path == "/old" {
+                return ScriptedOrigin.response(
+                    .movedPermanently, ["Cache-Control": "max-age=3600", "Location": "/new"], date: clock.now)
+            }
+            return ScriptedOrigin.response(.ok, ["Cache-Control": "max-age=60"], body: "moved here", date: clock.now)
+        }
+        let (client, cache) = makeClient(origin, clock: clock)
+        _ = try await client.send(.get("old"))
+        clock.advance(120)  // /new is stale now, /old still fresh
+        let again = try await client.send(.get("old"))
+        #expect(again.text == "moved here")
+        #expect(origin.requests.map(\.url.path) == ["/old", "/new", "/new"])
+        #expect(cache.counters.hits == 1)
+    }
+
+    @Test("the memory store evicts the least recently used entry past its capacity")
+    func memoryEviction() async throws {
+        let clock = ManualClock()
+        let body = String(repeating: "x", count: 1000)
+        let origin = ScriptedOrigin { _, _ in
+            ScriptedOrigin.response(.ok, ["Cache-Control": "max-age=600"], body: body, date: clock.now)
+        }
+        let storage = MemoryCacheStorage(capacity: 3000)
+        var configuration = CacheConfiguration()
+        configuration.clock = clock.cacheClock
+        let cache = CachingTransport(wrapping: origin, storage: storage, configuration: configuration)
+        let client = Client(baseURL: base, transport: cache, retry: .none)
+        _ = try await client.send(.get("a"))
+        _ = try await client.send(.get("b"))
+        #expect(try await client.send(.get("a")).cacheOutcome == .hit)
+        _ = try await client.send(.get("c"))
+        #expect(storage.count == 2 && storage.totalCost <= 3000)
+        #expect(try await client.send(.get("a")).cacheOutcome == .hit)
+        #expect(try await client.send(.get("b")).cacheOutcome == .miss)
+    }
 }
