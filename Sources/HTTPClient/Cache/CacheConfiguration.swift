@@ -83,8 +83,13 @@ public struct CachePartition: Sendable {
     /// One partition for every request: for a single user, or for public data only.
     public static let shared = CachePartition { _ in "" }
 
-    /// One partition per `Authorization` value (a digest of it, never the credential
-    /// itself), and one for requests without: two tokens never share a response.
+    /// One partition per `Authorization` value, and one for requests without: two tokens never
+    /// share a response.
+    ///
+    /// The partition's name is a 128-bit FNV-1a digest of the value, never the credential
+    /// itself; a ``DiskCacheStorage`` keeps it in its files. A fast digest of a weak secret (a
+    /// Basic password) can be guessed by someone who can read those files: for such
+    /// credentials, partition by a user ID of your own (``custom(_:)``).
     public static let byAuthorization = CachePartition { request in
         guard let value = request.headerFields[.authorization] else { return "" }
         return "auth-" + StableHash.hex(of: value)

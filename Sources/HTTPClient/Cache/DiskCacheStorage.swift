@@ -19,6 +19,9 @@ import Darwin
 /// crash. Memory holds a small index (key, size and order of use per entry), not the heads
 /// or bodies: a lookup reads the head of the entries of its key from disk.
 ///
+/// A directory it creates is readable by its owner alone (mode `0700`), as the entries may
+/// hold private responses; an existing directory keeps its mode.
+///
 /// The order of use starts from the files' modification times when the directory is first
 /// read, and follows lookups from then on. Several storages must not share a directory.
 ///
@@ -80,7 +83,9 @@ public final class DiskCacheStorage: CacheStorage {
         self.directory = directory
         self.capacity = max(0, capacity)
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            // Only this user may read the entries (they may hold private responses).
+            try FileManager.default.createDirectory(
+                at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
             throw ClientError(
                 .cacheStorageFailed, "cannot create the cache directory \(directory.path)", underlying: error)

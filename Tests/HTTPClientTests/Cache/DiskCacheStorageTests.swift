@@ -169,4 +169,13 @@ struct DiskCacheStorageTests {
             (error as? ClientError)?.code == .cacheStorageFailed && "\(error)".contains(file.path)
         }
     }
+
+    @Test("a directory the storage creates is readable by its owner alone")
+    func privateDirectory() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        _ = try DiskCacheStorage(directory: directory)
+        let mode = try FileManager.default.attributesOfItem(atPath: directory.path)[.posixPermissions] as? Int
+        #expect(mode == 0o700)
+    }
 }
