@@ -209,4 +209,42 @@ struct CacheStaleTests {
                 "served hit https://api.example.com/a",
             ])
     }
+
+    @Test("stale-if-error from the request serves the stale response on a 503 (RFC 5861 §4)")
+    func staleIfErrorFromRequest() async throws {
+        let clock = ManualClock()
+        let origin = ScriptedOrigin { _, number in
+            number == 1
+                ? ScriptedOrigin.response(.ok, ["Cache-Control": "max-age=1"], body: "old", date: clock.now)
+                : ScriptedOrigin.response(.serviceUnavailable, body: "down", date: clock.now)
+        }
+        let (client, _) = makeClient(origin, clock: clock)
+        _ = try await client.send(.get("a"))
+        clock.advance(30)
+        #expect(try await client.send(.get("a")).status == .serviceUnavailable)
+        let stale = try await client.send(.get("a").header(.cacheControl, "stale-if-error=60"))
+        #expect(stale.status == .ok && stale.text == "old" && stale.cacheOutcome == .staleIfError)
+    }
+
+    @Test("interceptors and response validation see a hit like any response")
+    func interceptorsSeeHits() async throws {
+        let clock = ManualClock()
+        let origin = ScriptedOrigin { _, _ in
+            ScriptedOrigin.response(.notFound, ["Cache-Control": "max-age=60"], body: "gone", date: clock.now)
+        }
+        var configuration = CacheConfiguration()
+        configuration.clock = clock.cacheClock
+        let cache = CachingTransport(wrapping: origin, configuration: configuration)
+        let client = Client(baseURL: base, transport: cache, interceptors: [ResponseValidation()], retry: .none)
+        for expected in [CacheOutcome.miss, .hit] {
+            do {
+                _ = try await client.send(.get("a"))
+                Issue.record("a 404 passed validation")
+            } catch let error as ClientError {
+                #expect(error.code == .validationFailed)
+                #expect(error.response.map { CacheStatusValue.outcome(in: $0.headerFields, name: "Heron") } == expected)
+            }
+        }
+        #expect(origin.count == 1)
+    }
 }

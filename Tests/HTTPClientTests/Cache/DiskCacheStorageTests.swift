@@ -178,4 +178,35 @@ struct DiskCacheStorageTests {
         let mode = try FileManager.default.attributesOfItem(atPath: directory.path)[.posixPermissions] as? Int
         #expect(mode == 0o700)
     }
+
+    @Test("a download to a file is stored on disk as it is written, then served from the store")
+    func downloadIsStored() async throws {
+        let directory = temporaryDirectory()
+        let file = temporaryDirectory().appendingPathExtension("bin")
+        defer {
+            try? FileManager.default.removeItem(at: directory)
+            try? FileManager.default.removeItem(at: file)
+        }
+        let clock = ManualClock()
+        let chunk = Data(repeating: 3, count: 256 * 1024)
+        let origin = ScriptedOrigin { _, _ in
+            var response = ScriptedOrigin.response(
+                .ok, ["Cache-Control": "max-age=60", "Content-Length": String(4 * chunk.count)], date: clock.now)
+            let chunks = AsyncThrowingStream<Data, any Error> { continuation in
+                for _ in 0..<4 { continuation.yield(chunk) }
+                continuation.finish()
+            }
+            response.body = HTTPBody(stream: chunks, length: .known(Int64(4 * chunk.count)))
+            return response
+        }
+        let client = makeClient(origin, try DiskCacheStorage(directory: directory), clock: clock)
+        let downloaded = try await client.download(.get("big"), to: file)
+        #expect(try Data(contentsOf: downloaded.body).count == 4 * chunk.count)
+        #expect(try entryFiles(directory).count == 1)
+        try FileManager.default.removeItem(at: file)
+        let again = try await client.download(.get("big"), to: file)
+        #expect(again.cacheOutcome == .hit)
+        #expect(try Data(contentsOf: again.body) == Data(repeating: 3, count: 4 * chunk.count))
+        #expect(origin.count == 1)
+    }
 }
