@@ -34,6 +34,13 @@ let package = Package(
             ]
         ),
         .executableTarget(
+            name: "CacheBenchmark",
+            dependencies: [
+                "BenchmarkSupport", .product(name: "HTTPClient", package: "Heron"),
+                .product(name: "HTTPCore", package: "Heron"),
+            ]
+        ),
+        .executableTarget(
             name: "EndpointBenchmark",
             dependencies: ["BenchmarkSupport", .product(name: "HTTPEndpoints", package: "Heron")]
         ),

@@ -26,5 +26,11 @@ let package = Package(
         fuzzTarget("FuzzFormParameters", "HTTPEncoding"),
         fuzzTarget("FuzzMultipart", "HTTPMultipart"),
         fuzzTarget("FuzzURITemplate", "HTTPEndpoints"),
+        .executableTarget(
+            name: "FuzzCache",
+            dependencies: [
+                .product(name: "HTTPClient", package: "Heron"), .product(name: "HTTPCore", package: "Heron"),
+            ],
+            path: "Sources/FuzzCache", swiftSettings: fuzzSettings),
     ]
 )

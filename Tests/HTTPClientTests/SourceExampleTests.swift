@@ -14,7 +14,9 @@ import Testing
 struct SourceExampleTests {
     @Test("every ```swift example of Sources/HTTPClient appears verbatim in this file")
     func everySourceExampleIsHere() throws {
-        let tests = try SnippetSource.read("Tests/HTTPClientTests/SourceExampleTests.swift")
+        let tests =
+            try SnippetSource.read("Tests/HTTPClientTests/SourceExampleTests.swift")
+            + SnippetSource.read("Tests/HTTPClientTests/Cache/CacheExampleTests.swift")
         let root = SnippetSource.packageRoot.appendingPathComponent("Sources/HTTPClient")
         let files = FileManager.default.enumerator(atPath: root.path)?.compactMap { $0 as? String } ?? []
         var count = 0

@@ -20,6 +20,11 @@ public enum TestServers {
     /// - Throws: ``Missing`` when the variable is absent.
     public static func faultServer() throws -> URL { try url(from: "HERON_FAULT_URL") }
 
+    /// The base URL of the HTTP cache conformance origin (`HERON_CACHE_ORIGIN_URL`,
+    /// Tests/Servers/cache_origin.py).
+    /// - Throws: ``Missing`` when the variable is absent.
+    public static func cacheOrigin() throws -> URL { try url(from: "HERON_CACHE_ORIGIN_URL") }
+
     private static func url(from variable: String) throws -> URL {
         guard let value = ProcessInfo.processInfo.environment[variable], let url = URL(string: value) else {
             throw Missing(variable: variable)

@@ -111,7 +111,9 @@ extension Client {
         _ request: HTTPRequest, options: RequestOptions, mode: Mode, deadline: ContinuousClock.Instant?,
         record: inout CallRecord, events: inout EventBuffer
     ) async throws -> ClientResponse<Mode.Content> {
-        let base = try resolved(request)
+        var base = try resolved(request)
+        // The cache beneath reads the call's policy from the request (CachingTransport).
+        if let policy = options.cachePolicy { base.options[CachePolicyOption.self] = policy }
         let interceptors = options.interceptors.isEmpty ? self.interceptors : options.interceptors + self.interceptors
         let inline = options.interceptors.isEmpty ? interceptorsRunInline : interceptors.stepsRunInline
         var context = InterceptorContext(

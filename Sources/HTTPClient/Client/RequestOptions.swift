@@ -44,6 +44,10 @@ public struct RequestOptions: Sendable {
     /// ``ClientError/Code/timedOut`` naming the attempts made; a backoff that would end past it
     /// is not started.
     public var deadline: ContinuousClock.Instant?
+    /// How this call uses a ``CachingTransport`` beneath the client, or `nil` for the cache's
+    /// ``CacheConfiguration/defaultPolicy`` (or the request's own
+    /// ``HTTPCore/HTTPRequest/cachePolicy(_:)``, which this overrides).
+    public var cachePolicy: CachePolicy?
 
     /// Creates options.
     /// - Parameters:

@@ -168,7 +168,9 @@ public struct RetryStack: Sendable, ExpressibleByArrayLiteral, CustomStringConve
                 guard case .failure(let error) = outcome, codes.contains(error.code) else { continue }
                 return (index, .retry(max: max, retryAfter: nil))
             case .statuses(let statuses, let max, let honor, let limit):
-                guard case .response(let head, _) = outcome, statuses.contains(head.status.code) else { continue }
+                guard case .response(let head, _) = outcome, statuses.contains(head.status.code),
+                    !head.isMadeByCache
+                else { continue }
                 guard honor, let retryAfter = RetryAfter(head.headerFields) else {
                     return (index, .retry(max: max, retryAfter: nil))
                 }

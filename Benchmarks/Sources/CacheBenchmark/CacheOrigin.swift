@@ -1,0 +1,105 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A loopback nginx for the cache benchmark: `GET /cached` answers 2 bytes with
+/// `Cache-Control: max-age=3600`, fast enough that the client, not the server, is measured.
+final class CacheOrigin {
+    let baseURL: URL
+    private let process: Process
+    private let directory: URL
+
+    init?() {
+        guard
+            let nginx = ["/usr/sbin/nginx", "/usr/bin/nginx", "/usr/local/sbin/nginx"].first(where: {
+                FileManager.default.isExecutableFile(atPath: $0)
+            })
+        else { return nil }
+        let port = Self.freePort()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "heron-nginx-cache-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let config = """
+            worker_processes 1;
+            pid \(directory.path)/nginx.pid;
+            error_log \(directory.path)/error.log warn;
+            events { worker_connections 1024; }
+            http {
+                access_log off;
+                client_body_temp_path \(directory.path)/body;
+                proxy_temp_path \(directory.path)/proxy;
+                fastcgi_temp_path \(directory.path)/fastcgi;
+                uwsgi_temp_path \(directory.path)/uwsgi;
+                scgi_temp_path \(directory.path)/scgi;
+                keepalive_requests 1000000;
+                keepalive_timeout 60s;
+                server {
+                    listen 127.0.0.1:\(port);
+                    default_type text/plain;
+                    location = /cached { add_header Cache-Control "max-age=3600"; return 200 "ok"; }
+                }
+            }
+            """
+        let configFile = directory.appendingPathComponent("nginx.conf")
+        guard (try? config.write(to: configFile, atomically: true, encoding: .utf8)) != nil else { return nil }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: nginx)
+        process.arguments = ["-p", directory.path, "-c", configFile.path, "-g", "daemon off;"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return nil }
+        self.process = process
+        self.directory = directory
+        baseURL = URL(string: "http://127.0.0.1:\(port)")!
+        guard Self.waitForPort(port) else {
+            stop()
+            return nil
+        }
+    }
+
+    func stop() {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    private static func freePort() -> Int {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) }
+        }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    private static func waitForPort(_ port: Int) -> Bool {
+        for _ in 0..<100 {
+            let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            address.sin_port = UInt16(port).bigEndian
+            let connected = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            close(socket)
+            if connected == 0 { return true }
+            usleep(50_000)
+        }
+        return false
+    }
+}

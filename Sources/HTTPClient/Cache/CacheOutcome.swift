@@ -1,0 +1,127 @@
+import Foundation
+import HTTPCore
+
+/// What a ``CachingTransport`` did for one response, carried in its `Cache-Status` field
+/// (RFC 9211) and read back by ``ClientResponse/cacheOutcome``.
+///
+/// ```swift
+/// let response = try await client.send(.get("cache/60"))
+/// if response.cacheOutcome == .hit { print("served from the cache") }
+/// ```
+public struct CacheOutcome: Hashable, Sendable, CustomStringConvertible {
+    /// The name, such as `hit`.
+    public let name: String
+
+    /// An outcome named `name`.
+    /// - Parameter name: The name.
+    public init(_ name: String) { self.name = name }
+
+    /// A fresh stored response, served without contacting the origin.
+    public static let hit = CacheOutcome("hit")
+    /// A stale stored response served while one background request revalidates it
+    /// (`stale-while-revalidate`, RFC 5861 §3).
+    public static let staleWhileRevalidate = CacheOutcome("stale-while-revalidate")
+    /// A stale stored response served because the origin failed (`stale-if-error`, RFC 5861
+    /// §4): an error status or no connection.
+    public static let staleIfError = CacheOutcome("stale-if-error")
+    /// A stale stored response served because the origin could not be reached, within
+    /// ``CacheConfiguration/offlineWindow``.
+    public static let offline = CacheOutcome("offline")
+    /// A stored response the origin confirmed with `304 Not Modified` (RFC 9111 §4.3.4).
+    public static let revalidated = CacheOutcome("revalidated")
+    /// A new response from the origin: nothing usable was stored, or a validation brought a
+    /// new response.
+    public static let miss = CacheOutcome("miss")
+    /// A response the cache passed through without looking: a method it does not cache, a
+    /// conditional or range request of the caller's, a `reload`.
+    public static let bypass = CacheOutcome("bypass")
+    /// A generated `504 Gateway Timeout`: the request allowed only the cache
+    /// (`only-if-cached`, ``CachePolicy/cacheOnly``) and nothing fit, or a response that must
+    /// be revalidated could not be (RFC 9111 §4.2.4).
+    public static let unavailable = CacheOutcome("unavailable")
+
+    /// The name.
+    public var description: String { name }
+}
+
+/// One `Cache-Status` member (RFC 9211 §2): what the cache did, as a structured field.
+struct CacheStatusValue: Sendable {
+    var outcome: CacheOutcome
+    /// Seconds of freshness left (negative when stale), for responses served from the cache.
+    var ttl: Int64?
+    /// The status the origin answered a forwarded request with.
+    var forwardStatus: Int?
+    /// Whether the response was stored.
+    var stored = false
+    /// Why the request went forward (RFC 9211 §2.2).
+    var forward: String?
+
+    /// The member for cache `name`, such as `Heron; hit; ttl=59`.
+    func render(name: String) -> String {
+        var text = name
+        switch outcome {
+        case .hit, .staleWhileRevalidate, .staleIfError, .offline:
+            text += "; hit"
+        default:
+            text += "; fwd=\(forward ?? "miss")"
+            if let forwardStatus { text += "; fwd-status=\(forwardStatus)" }
+        }
+        if let ttl { text += "; ttl=\(ttl)" }
+        if stored { text += "; stored" }
+        switch outcome {
+        case .hit, .miss, .revalidated: break
+        default: text += "; detail=\(outcome.name)"
+        }
+        return text
+    }
+
+    /// The outcome of the member of cache `name` in `fields`, if any.
+    static func outcome(in fields: HTTPFields, name: String) -> CacheOutcome? {
+        for line in fields[values: .cacheStatus] {
+            for member in line.split(separator: ",") {
+                let parameters = member.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+                guard let first = parameters.first, first == name || first == "\"\(name)\"" else { continue }
+                var hit = false
+                var detail: String?
+                var forwardStatus: String?
+                for parameter in parameters.dropFirst() {
+                    let pair = parameter.split(separator: "=", maxSplits: 1).map(String.init)
+                    switch pair[0] {
+                    case "hit": hit = pair.count == 1 || pair[1] == "?1"
+                    case "detail": detail = pair.count > 1 ? pair[1] : nil
+                    case "fwd-status": forwardStatus = pair.count > 1 ? pair[1] : nil
+                    default: break
+                    }
+                }
+                if let detail { return CacheOutcome(detail) }
+                if hit { return .hit }
+                return forwardStatus == "304" ? .revalidated : .miss
+            }
+        }
+        return nil
+    }
+}
+
+extension HTTPResponse {
+    /// Whether a ``CachingTransport`` made this response itself (a `504` for a request that
+    /// could be answered only from the cache, RFC 9111 §5.2.1.7): sending the request again
+    /// cannot change it, so the retry policies leave it alone.
+    var isMadeByCache: Bool {
+        guard status.code == 504, let line = headerFields[.cacheStatus] else { return false }
+        return line.contains("detail=\(CacheOutcome.unavailable.name)")
+    }
+}
+
+extension ClientResponse {
+    /// What the cache did for this response, read from the `Cache-Status` field a
+    /// ``CachingTransport`` named `cache` added; `nil` when there is none (no cache, or a
+    /// cache configured without the field).
+    /// - Parameter cache: The cache's ``CacheConfiguration/cacheStatusName``; `Heron` by default.
+    /// - Returns: The outcome.
+    public func cacheOutcome(of cache: String = "Heron") -> CacheOutcome? {
+        CacheStatusValue.outcome(in: head.headerFields, name: cache)
+    }
+
+    /// What the default-named cache did for this response (see ``cacheOutcome(of:)``).
+    public var cacheOutcome: CacheOutcome? { cacheOutcome(of: "Heron") }
+}
