@@ -53,8 +53,11 @@ struct IntegrationsGuideTests {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let guide = try String(contentsOf: root.appendingPathComponent("Docs/Integrations.md"), encoding: .utf8)
-        let section = try #require(guide.components(separatedBy: "## HeronAsyncHTTPClient").last)
-        let example = try #require(section.components(separatedBy: "### Example").last)
+        // This package's section runs to the next section of the guide.
+        let section = try #require(
+            guide.components(separatedBy: "\n## HeronAsyncHTTPClient\n").dropFirst().first?
+                .components(separatedBy: "\n## ").first)
+        let example = try #require(section.components(separatedBy: "### Example").dropFirst().first)
         let block =
             try #require(example.components(separatedBy: "```swift\n").dropFirst().first)
             .components(separatedBy: "```").first ?? ""
