@@ -226,17 +226,14 @@ public final class AsyncHTTPClientTransport: ClientTransport {
         transfers.add()
         guard let guardian else { return try await exchange.run(clientRequest, headDeadline: headDeadline) }
         watchdog.watch(guardian)
-        guard options.awaitsWholeBody || guardian.due < headDeadline else {
+        // AsyncHTTPClient's deadline ends the wait for the head, unless the idle timeout
+        // passes first: the guard then stops it, by cancelling a task of its own (a wait
+        // only its task's cancellation ends, and the caller's task must not be cancelled).
+        guard guardian.due < headDeadline else {
             return try await exchange.run(clientRequest, headDeadline: headDeadline)
         }
-        // The guard may have to stop a wait that only cancelling its task ends, and the
-        // caller's task must not be the one cancelled: the wait runs in a task of its own.
-        let task = Task { [clientRequest] in try await exchange.run(clientRequest, headDeadline: headDeadline) }
-        guardian.cancelling { task.cancel() }
-        return try await withTaskCancellationHandler {
-            try await task.value
-        } onCancel: {
-            task.cancel()
+        return try await guardian.run { [clientRequest, headDeadline] in
+            try await exchange.run(clientRequest, headDeadline: headDeadline)
         }
     }
 

@@ -23,8 +23,6 @@ struct Exchange: Sendable {
     ///   - headDeadline: When AsyncHTTPClient fails the request if the head has not arrived.
     func run(_ clientRequest: HTTPClientRequest, headDeadline: NIODeadline) async throws -> TransportResponse {
         var head: HTTPResponse?
-        var received: Int64 = 0
-        var declared: Int64?
         do {
             let response = try await transport.client.execute(clientRequest, deadline: headDeadline)
             // A second exchange means the HTTPClient followed a redirect, which Heron's client does.
@@ -44,9 +42,17 @@ struct Exchange: Sendable {
                 body = nil
                 end()
             } else if options.awaitsWholeBody {
-                declared = answer.decodedBodyLength
-                body = HTTPBody(
-                    try await collect(response.body, head: answer, declared: declared, received: &received))
+                let declared = answer.decodedBodyLength
+                let data: Data
+                if let guardian {
+                    // A read that waits is stopped by the guard cancelling the task it runs in.
+                    data = try await guardian.run { [declared] in
+                        try await collect(response.body, head: answer, declared: declared)
+                    }
+                } else {
+                    data = try await collect(response.body, head: answer, declared: declared)
+                }
+                body = HTTPBody(data)
                 end()
             } else {
                 body = streamed(response.body, head: answer)
@@ -55,7 +61,8 @@ struct Exchange: Sendable {
             return TransportResponse(head: answer, body: body, bytesSent: bytesSent)
         } catch {
             end()
-            throw self.error(for: error, head: head, received: received, declared: declared)
+            // A body's failure comes mapped already, with what arrived of it.
+            throw self.error(for: error, head: head, received: 0, declared: nil)
         }
     }
 
@@ -86,6 +93,16 @@ struct Exchange: Sendable {
     }
 
     /// The whole body, failing past ``TransportOptions/responseBufferLimit`` bytes.
+    /// - Throws: The error a caller gets (``error(for:head:received:declared:)``).
+    private func collect(_ body: HTTPClientResponse.Body, head: HTTPResponse, declared: Int64?) async throws -> Data {
+        var received: Int64 = 0
+        do {
+            return try await collect(body, head: head, declared: declared, received: &received)
+        } catch {
+            throw self.error(for: error, head: head, received: received, declared: declared)
+        }
+    }
+
     private func collect(
         _ body: HTTPClientResponse.Body, head: HTTPResponse, declared: Int64?, received: inout Int64
     ) async throws -> Data {
@@ -133,7 +150,7 @@ struct Exchange: Sendable {
     /// going away stops a read that waits by cancelling that task, never the reader's.
     private func streamed(_ body: HTTPClientResponse.Body, head: HTTPResponse) -> HTTPBody {
         let handoff = Handoff(limit: min(options.responseBufferLimit, 256 * 1024))
-        let pump = Task { [guardian] in
+        let pump = TransferGuard.start { [guardian] in
             defer { end() }
             do {
                 for try await chunk in body {
