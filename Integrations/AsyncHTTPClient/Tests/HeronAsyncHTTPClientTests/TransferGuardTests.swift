@@ -51,8 +51,11 @@ struct TransferGuardTests {
         // Only the deadline is left while the reader is behind.
         #expect(guardian.due == start + .seconds(60))
         #expect(!guardian.expire(now: start + .seconds(10)))
+        // The watchdog looks again one idle timeout later, in case it resumed by then.
+        #expect(guardian.wakeUp(now: start + .seconds(10)) == start + .seconds(11))
         guardian.resume(now: start + .seconds(10))
         #expect(guardian.due == start + .seconds(11))
+        #expect(guardian.wakeUp(now: start + .seconds(10)) == start + .seconds(11))
     }
 
     @Test func theEarlierLimitDecidesTheReason() {
@@ -85,6 +88,20 @@ struct TransferGuardTests {
         #expect(later.reason == nil)
         #expect(gone.reason == nil)
         #expect(watchdog.count == 1)
+    }
+
+    @Test func aGuardPausedThenResumedIsEndedOneIdleTimeoutAfterItResumed() {
+        let watchdog = Watchdog(eventLoop: HTTPClient.defaultEventLoopGroup.next())
+        let guardian = TransferGuard(deadline: nil, idleTimeout: .seconds(1), now: start)
+        guardian.pause()
+        watchdog.watch(guardian)
+        watchdog.check(now: start + .seconds(5))
+        #expect(guardian.reason == nil)
+        guardian.resume(now: start + .seconds(5))
+        watchdog.check(now: start + .milliseconds(5_900))
+        #expect(guardian.reason == nil)
+        watchdog.check(now: start + .seconds(6))
+        #expect(guardian.reason == .idle)
     }
 
     @Test func heldChunksComeBeforeTheEnd() async throws {

@@ -44,20 +44,39 @@ final class TransferGuard: Sendable {
     /// activity unless the transfer is paused for its reader.
     var due: NIODeadline { state.withLockedValue { due(of: $0) } }
 
+    /// When a ``Watchdog`` must look at this guard again, from `now`: when it is due, or,
+    /// while it is paused, one idle timeout from now (it may have resumed by then, and its
+    /// idle limit counts from that moment).
+    func wakeUp(now: NIODeadline) -> NIODeadline {
+        state.withLockedValue { state in
+            guard let idleTimeout, state.paused > 0 else { return due(of: state) }
+            return min(deadline ?? .distantFuture, now + idleTimeout)
+        }
+    }
+
     private func due(of state: State) -> NIODeadline {
         var due = deadline ?? .distantFuture
         if let idleTimeout, state.paused == 0 { due = min(due, state.lastActivity + idleTimeout) }
         return due
     }
 
-    /// Bytes moved: the idle time starts again.
-    func touch(now: NIODeadline = .now()) { state.withLockedValue { $0.lastActivity = now } }
+    /// Bytes moved: the idle time starts again. (Nothing to do without an idle timeout.)
+    func touch(now: @autoclosure () -> NIODeadline = .now()) {
+        guard idleTimeout != nil else { return }
+        let now = now()
+        state.withLockedValue { $0.lastActivity = now }
+    }
 
     /// The transfer waits for its body's reader: it is not idle until ``resume()``.
-    func pause() { state.withLockedValue { $0.paused += 1 } }
+    func pause() {
+        guard idleTimeout != nil else { return }
+        state.withLockedValue { $0.paused += 1 }
+    }
 
     /// The reader took what the transfer waited to hand over: the idle time starts again.
-    func resume(now: NIODeadline = .now()) {
+    func resume(now: @autoclosure () -> NIODeadline = .now()) {
+        guard idleTimeout != nil else { return }
+        let now = now()
         state.withLockedValue { state in
             state.paused -= 1
             state.lastActivity = now
@@ -92,7 +111,8 @@ final class TransferGuard: Sendable {
 /// One timer for every guarded transfer of a transport, rather than one per transfer: a
 /// transfer registers its ``TransferGuard`` (a lock and a dictionary entry); the timer is set
 /// again only when the new guard is due before it, which transfers with the same timeout
-/// never are. When it fires it ends the guards that are due and sets itself for the next.
+/// never are. When it fires it ends the guards that are due and sets itself for the next
+/// (for a guard paused for its reader, one idle timeout later, to see whether it resumed).
 final class Watchdog: Sendable {
     private struct State {
         var watched: [ObjectIdentifier: TransferGuard] = [:]
@@ -111,7 +131,7 @@ final class Watchdog: Sendable {
 
     /// Watches `guard` until ``unwatch(_:)``.
     func watch(_ guard: TransferGuard) {
-        let due = `guard`.due
+        let due = `guard`.wakeUp(now: .now())
         let arm: NIODeadline? = state.withLockedValue { state in
             state.watched[ObjectIdentifier(`guard`)] = `guard`
             if let armed = state.armed, armed <= due { return nil }
@@ -146,12 +166,12 @@ final class Watchdog: Sendable {
             state.timer = nil
             var next: NIODeadline?
             for (key, watched) in state.watched {
-                let due = watched.due
-                if due <= now {
+                if watched.due <= now {
                     expired.append(watched)
                     state.watched[key] = nil
                 } else {
-                    next = min(next ?? due, due)
+                    let wakeUp = watched.wakeUp(now: now)
+                    next = min(next ?? wakeUp, wakeUp)
                 }
             }
             state.armed = next
