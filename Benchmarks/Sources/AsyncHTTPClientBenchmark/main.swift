@@ -11,7 +11,8 @@
 //     `body.collect(upTo:)`, its documented async API), both on one `HTTPClient` (the same
 //     connection pool); target >= 0.95 of raw in both modes. Also shown against the same
 //     raw baseline: the Client over URLSessionTransport (why the transport exists), the
-//     transport alone, and the Client without interceptors and observer. Each round
+//     transport alone (without limits, and with a deadline that covers the body, as the
+//     client's calls have), and the Client without interceptors and observer. Each round
 //     interleaves batches of every variant in a shuffled order.
 // (2) a MiB-sized (default 1024) file uploaded through the Client over
 //     AsyncHTTPClientTransport (`HTTPBody(fileAt:)`, and a stream body of the same file's
@@ -121,6 +122,16 @@ if which == "all" || which == "requests" {
             { [transportRequest] in
                 _ = try await transport.send(transportRequest, options: TransportOptions(awaitsWholeBody: true)).body?
                     .collect(upTo: 1 << 20)
+            }
+        ),
+        (
+            // As the client sends: an attempt deadline that covers the body (10 minutes).
+            "AsyncHTTPClientTransport alone with a deadline",
+            { [transportRequest] in
+                let options = TransportOptions(
+                    idleTimeout: .seconds(600), deadline: .now + .seconds(600), deadlineCoversBody: true,
+                    awaitsWholeBody: true)
+                _ = try await transport.send(transportRequest, options: options).body?.collect(upTo: 1 << 20)
             }
         ),
         (

@@ -18,7 +18,7 @@ import NIOCore
 /// - Request bodies: bytes go out as one buffer; files and streams are read as they are
 ///   sent, a chunk at a time, each once AsyncHTTPClient can take it, so any size goes out
 ///   in constant memory. All go with `Content-Length` when their length is known, chunked
-///   otherwise. Upload progress is reported per chunk written.
+///   otherwise. Upload progress is reported per chunk handed to AsyncHTTPClient.
 /// - Response bodies: handed over as they arrive, as an `HTTPBody` read once. A reader that
 ///   falls behind pauses the server (AsyncHTTPClient reads no more until it catches up), so
 ///   at most ``TransportOptions/responseBufferLimit`` unread bytes (and at most 256 KiB)
@@ -27,7 +27,9 @@ import NIOCore
 /// - The deadline (``TransportOptions/deadline``) and the idle timeout
 ///   (``TransportOptions/idleTimeout``, to the millisecond) are enforced here; cancelling
 ///   the task that awaits ``send(_:options:)``, or the body's reader, cancels the request at
-///   once.
+///   once. Requests go through AsyncHTTPClient's `async` API (`execute(_:deadline:logger:)`);
+///   a request with neither a deadline that covers its body nor an idle timeout costs no
+///   task or timer of the transport's own.
 ///
 /// ## Who owns the HTTPClient
 /// An AsyncHTTPClient `HTTPClient` holds connections and must be shut down once, by its
@@ -92,6 +94,8 @@ public final class AsyncHTTPClientTransport: ClientTransport {
 
     /// Transfers sent and not ended yet.
     let transfers = TransferCount()
+    /// The one timer of the limits AsyncHTTPClient does not enforce.
+    let watchdog: Watchdog
     /// Whether ``shutdown()`` was called (an owned client is shut down once).
     private let shutDown = NIOLockedValueBox(false)
 
@@ -122,6 +126,7 @@ public final class AsyncHTTPClientTransport: ClientTransport {
         self.client = client
         self.ownsClient = owning
         self.uploadChunkSize = max(1024, uploadChunkSize)
+        watchdog = Watchdog(eventLoop: client.eventLoopGroup.next())
     }
 
     deinit {
@@ -139,9 +144,9 @@ public final class AsyncHTTPClientTransport: ClientTransport {
     public static func clientConfiguration(_ configuration: Configuration) -> HTTPClient.Configuration {
         var settings = HTTPClient.Configuration(
             redirectConfiguration: .disallow,
-            timeout: .init(connect: Transfer.timeAmount(configuration.connectTimeout)),
+            timeout: .init(connect: Self.timeAmount(configuration.connectTimeout)),
             connectionPool: .init(
-                idleTimeout: Transfer.timeAmount(configuration.connectionIdleTimeout),
+                idleTimeout: Self.timeAmount(configuration.connectionIdleTimeout),
                 concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.maximumConnectionsPerHost),
             decompression: configuration.decompressesResponses ? .enabled(limit: .none) : .disabled)
         settings.connectionPool.retryConnectionEstablishment = false
@@ -182,33 +187,60 @@ public final class AsyncHTTPClientTransport: ClientTransport {
     ///   ``ClientError/Code/responseTooLarge``.
     public func send(_ request: HTTPCore.HTTPRequest, options: TransportOptions) async throws -> TransportResponse {
         try Task.checkCancellation()
-        if let deadline = options.deadline, deadline <= .now {
-            throw ClientError(.timedOut, "no response before the deadline of the attempt", request: request)
+        // AsyncHTTPClient's deadline covers the wait for the head; a guard enforces the rest:
+        // a deadline that covers the body, and the idle timeout unless that deadline comes first.
+        var headDeadline = NIODeadline.distantFuture
+        var guardDeadline: NIODeadline?
+        var idleTimeout = options.idleTimeout.map(Self.timeAmount)
+        if let deadline = options.deadline {
+            let left = deadline - .now
+            guard left > .zero else {
+                throw ClientError(.timedOut, "no response before the deadline of the attempt", request: request)
+            }
+            let amount = Self.timeAmount(left)
+            headDeadline = .now() + amount
+            if options.deadlineCoversBody {
+                guardDeadline = headDeadline
+                if let idle = idleTimeout, idle >= amount { idleTimeout = nil }
+            }
         }
-        var clientRequest = try request.makeClientRequest(body: nil)
-        let eventLoop = client.eventLoopGroup.any()
-        let transfer = Transfer(request: request, options: options, eventLoop: eventLoop, transfers: transfers)
+        var clientRequest = try request.makeClientRequest()
+        var guardian: TransferGuard?
+        if guardDeadline != nil || idleTimeout != nil {
+            guardian = TransferGuard(deadline: guardDeadline, idleTimeout: idleTimeout)
+        }
+        let progress = options.progress.map(ProgressReports.init)
+        var upload: Upload?
         if let body = request.body {
-            if case .data(let data) = body.source {
-                clientRequest.body = .byteBuffer(ByteBuffer(bytes: data))
+            if case .data(let data) = body.source, progress == nil {
+                clientRequest.body = .bytes(ByteBuffer(bytes: data))
             } else {
-                let pump = RequestBodyPump(body: body, chunkSize: uploadChunkSize, eventLoop: eventLoop) {
-                    [weak transfer] error in transfer?.requestBodyFailed(error)
-                }
-                transfer.attach(pump)
-                clientRequest.body = pump.clientBody
+                let reader = Upload(body: body, chunkSize: uploadChunkSize, progress: progress, guardian: guardian)
+                clientRequest.body = reader.clientBody
+                upload = reader
             }
         }
-        if options.deadline != nil || options.idleTimeout != nil { transfer.startTimers(deadline: options.deadline) }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                guard transfer.prepare(continuation) else { return }
-                let task = client.execute(
-                    request: clientRequest, delegate: transfer, eventLoop: .indifferent, deadline: nil, logger: nil)
-                transfer.start(task)
-            }
-        } onCancel: {
-            transfer.cancel()
+        let exchange = Exchange(
+            transport: self, request: request, options: options, upload: upload, guardian: guardian,
+            progress: progress)
+        transfers.add()
+        guard let guardian else { return try await exchange.run(clientRequest, headDeadline: headDeadline) }
+        watchdog.watch(guardian)
+        // AsyncHTTPClient's deadline ends the wait for the head, unless the idle timeout
+        // passes first: the guard then stops it, by cancelling a task of its own (a wait
+        // only its task's cancellation ends, and the caller's task must not be cancelled).
+        guard guardian.due < headDeadline else {
+            return try await exchange.run(clientRequest, headDeadline: headDeadline)
         }
+        return try await guardian.run { [clientRequest, headDeadline] in
+            try await exchange.run(clientRequest, headDeadline: headDeadline)
+        }
+    }
+
+    /// `duration` as NIO's time amount, clamped to what it can hold.
+    static func timeAmount(_ duration: Duration) -> TimeAmount {
+        let (seconds, attoseconds) = duration.components
+        guard seconds < Int64.max / 1_000_000_000 - 1 else { return .nanoseconds(.max) }
+        return .nanoseconds(max(0, seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
     }
 }

@@ -53,11 +53,11 @@ struct IntegrationsGuideTests {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let guide = try String(contentsOf: root.appendingPathComponent("Docs/Integrations.md"), encoding: .utf8)
-        // The section runs to the next one of its level.
+        // This package's section runs to the next section of the guide.
         let section = try #require(
-            guide.components(separatedBy: "## HeronAsyncHTTPClient").dropFirst().first?
+            guide.components(separatedBy: "\n## HeronAsyncHTTPClient\n").dropFirst().first?
                 .components(separatedBy: "\n## ").first)
-        let example = try #require(section.components(separatedBy: "### Example").last)
+        let example = try #require(section.components(separatedBy: "### Example").dropFirst().first)
         let block =
             try #require(example.components(separatedBy: "```swift\n").dropFirst().first)
             .components(separatedBy: "```").first ?? ""

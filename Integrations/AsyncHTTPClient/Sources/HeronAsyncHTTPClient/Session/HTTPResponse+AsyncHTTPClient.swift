@@ -7,12 +7,15 @@ extension HTTPCore.HTTPResponse {
     /// The response head AsyncHTTPClient received, its fields in the order and spelling
     /// they came in, repeats kept (each `Set-Cookie` on its own).
     /// - Parameters:
-    ///   - head: What AsyncHTTPClient received.
+    ///   - status: The status AsyncHTTPClient received.
+    ///   - headers: The header fields AsyncHTTPClient received.
     ///   - request: The request it answers: its URL becomes the response's.
     /// - Throws: ``ClientError/Code/invalidResponse`` for a status outside 100...599 or a
     ///   field whose name or value is not valid HTTP.
-    init(_ head: HTTPResponseHead, for request: HTTPCore.HTTPRequest) throws(ClientError) {
-        let code = Int(head.status.code)
+    init(
+        status received: HTTPResponseStatus, headers: HTTPHeaders, for request: HTTPCore.HTTPRequest
+    ) throws(ClientError) {
+        let code = Int(received.code)
         let status: HTTPStatus
         do {
             status = try HTTPStatus(code: code)
@@ -21,7 +24,7 @@ extension HTTPCore.HTTPResponse {
                 .invalidResponse, "the status code \(code) is outside 100...599", request: request, underlying: error)
         }
         var fields = HTTPFields()
-        for (name, value) in head.headers {
+        for (name, value) in headers {
             do {
                 fields.append(try HTTPField(name: name, value: value))
             } catch {

@@ -1,8 +1,8 @@
 import NIOConcurrencyHelpers
 
 /// How many of a transport's transfers have not ended yet: each counts from `send` until
-/// AsyncHTTPClient's task for it has ended (or it ended before one was made), so a test can
-/// see that cancelled work really stopped.
+/// its response ended (its body read from AsyncHTTPClient to the end, or failed, or stopped),
+/// so a test can see that cancelled work really stopped.
 final class TransferCount: Sendable {
     private let count = NIOLockedValueBox(0)
 
