@@ -22,10 +22,10 @@ extension CachingTransport {
                 if let fieldName = try? HTTPFieldName(name) { fields.remove(fieldName) }
             }
         }
-        fields.set(try! HTTPField(name: .age, value: String(Int64(max(0, freshness.age).rounded(.down)))))
+        fields.set(try! HTTPField(name: .age, value: String(Self.wholeSeconds(max(0, freshness.age)))))
         var head = HTTPResponse(status: entry.head.status, headerFields: fields, url: exchange.request.url)
         var status = CacheStatusValue(outcome: outcome, forwardStatus: forwardStatus)
-        status.ttl = Int64((freshness.lifetime - freshness.age).rounded(.down))
+        status.ttl = Self.wholeSeconds(freshness.lifetime - freshness.age)
         if outcome == .revalidated { status.forward = freshness.isFresh ? "request" : "stale" }
         annotate(&head, status)
         record(outcome, url: exchange.request.url)
@@ -425,6 +425,14 @@ extension CachingTransport {
 extension CachingTransport {
     /// The largest redirect body read at once to store the redirect.
     static let redirectBodyLimit: Int64 = 64 * 1024
+
+    /// `seconds` rounded down, clamped to ±2^31 (RFC 9111 §1.2.2 caps delta-seconds there);
+    /// `0` when not finite. Never traps, whatever a stored time says.
+    static func wholeSeconds(_ seconds: Double) -> Int64 {
+        guard seconds.isFinite else { return 0 }
+        let limit = 2_147_483_648.0
+        return Int64(min(limit, max(-limit, seconds)).rounded(.down))
+    }
 }
 
 extension HTTPResponse {
