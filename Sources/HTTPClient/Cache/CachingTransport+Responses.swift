@@ -32,21 +32,34 @@ extension CachingTransport {
         return TransportResponse(head: head, body: body)
     }
 
-    /// A `504 Gateway Timeout` made by the cache (RFC 9111 §5.2.1.7, §4.2.4).
-    func unavailable(_ exchange: CacheExchange, reason: String) -> TransportResponse {
+    /// A `504 Gateway Timeout` made by the cache (RFC 9111 §5.2.1.7, §4.2.4); marked as made
+    /// by the cache, which the retry policies leave alone, only when `final` (the request
+    /// allowed only the cache, so sending it again cannot change the answer).
+    func unavailable(_ exchange: CacheExchange, reason: String, final: Bool = true) -> TransportResponse {
         var fields = HTTPFields()
         fields.append(try! HTTPField(name: .contentLength, value: "0"))
+        if final { fields.append(try! HTTPField(name: .cacheGenerated, value: Self.generatedToken)) }
         var head = HTTPResponse(status: .gatewayTimeout, headerFields: fields, url: exchange.request.url)
         annotate(&head, CacheStatusValue(outcome: .unavailable, forward: "miss"))
         record(.unavailable, url: exchange.request.url)
         return TransportResponse(head: head, body: exchange.request.method == .head ? nil : HTTPBody.empty)
     }
 
-    /// Adds the `Cache-Status` member of this cache, when it has a name.
+    /// Adds the `Cache-Status` member of this cache, when it has a name, last (RFC 9211 §2),
+    /// after dropping any member of the same name the origin or a stored response carried:
+    /// an origin cannot speak for this cache.
     func annotate(_ head: inout HTTPResponse, _ status: CacheStatusValue) {
         guard let name = configuration.cacheStatusName,
             let field = try? HTTPField(name: .cacheStatus, value: status.render(name: name))
         else { return }
+        let members = CacheStatusValue.members(in: head.headerFields)
+        if members.contains(where: { $0.name == name }) {
+            head.headerFields.remove(.cacheStatus)
+            let kept = members.filter { $0.name != name }.map(\.text).joined(separator: ", ")
+            if !kept.isEmpty, let others = try? HTTPField(name: .cacheStatus, value: kept) {
+                head.headerFields.append(others)
+            }
+        }
         head.headerFields.append(field)
     }
 
@@ -425,6 +438,10 @@ extension CachingTransport {
 extension CachingTransport {
     /// The largest redirect body read at once to store the redirect.
     static let redirectBodyLimit: Int64 = 64 * 1024
+
+    /// The value of `Heron-Cache-Generated` in the `504`s this process's caches make: random
+    /// per process, so no origin can forge it.
+    static let generatedToken = UUID().uuidString
 
     /// `seconds` rounded down, clamped to ±2^31 (RFC 9111 §1.2.2 caps delta-seconds there);
     /// `0` when not finite. Never traps, whatever a stored time says.

@@ -3,9 +3,11 @@ import HTTPCore
 extension HTTPFieldName {
     /// `Expires` (RFC 9111 §5.3).
     static let expires = try! HTTPFieldName("Expires")
-    /// `Pragma` (RFC 9111 §5.4).
     /// `Cache-Status` (RFC 9211).
     static let cacheStatus = try! HTTPFieldName("Cache-Status")
+    /// `Heron-Cache-Generated`: marks a `504` the cache made for a request it alone could
+    /// answer (``HTTPResponse/isMadeByCache``).
+    static let cacheGenerated = try! HTTPFieldName("Heron-Cache-Generated")
     /// `Content-Location` (RFC 9110 §8.7).
     static let contentLocation = try! HTTPFieldName("Content-Location")
     /// `Content-Range` (RFC 9110 §14.4).

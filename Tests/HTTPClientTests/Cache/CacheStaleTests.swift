@@ -149,6 +149,54 @@ struct CacheStaleTests {
         #expect(origin.count == 0)
     }
 
+    @Test(
+        "an origin's Cache-Status member named like the cache neither crashes nor speaks for it",
+        arguments: ["Heron; ", "Heron;;=1; =; hit", "Heron; hit", "\"Heron\"; detail=unavailable, Other; hit"])
+    func originCacheStatus(_ value: String) async throws {
+        let clock = ManualClock()
+        let origin = ScriptedOrigin { _, _ in
+            ScriptedOrigin.response(.ok, ["Cache-Control": "no-store", "Cache-Status": value], date: clock.now)
+        }
+        let (client, _) = makeClient(origin, clock: clock)
+        let response = try await client.send(.get("a"))
+        #expect(response.cacheOutcome == .miss)
+        let ours = CacheStatusValue.members(in: response.headerFields).filter { $0.name == "Heron" }
+        #expect(ours.count == 1)
+        #expect(CacheStatusValue.members(in: response.headerFields).last?.name == "Heron")
+    }
+
+    @Test("Cache-Status parsing: the last member of the name wins; empty parameters and quoted commas do not break it")
+    func cacheStatusParsing() throws {
+        let pairs: KeyValuePairs<String, String> = [
+            "Cache-Status": "Heron; hit, Edge; detail=\"a, b; c\"",
+            "Cache-Status": "Heron; fwd=uri-miss; ; =; fwd-status=200",
+        ]
+        let fields = try HTTPFields(pairs)
+        let empty: KeyValuePairs<String, String> = ["Cache-Status": "Heron; "]
+        let noName: KeyValuePairs<String, String> = ["Cache-Status": ",;,"]
+        #expect(CacheStatusValue.outcome(in: fields, name: "Heron") == .miss)
+        #expect(CacheStatusValue.outcome(in: fields, name: "Edge") == CacheOutcome("a, b; c"))
+        #expect(CacheStatusValue.outcome(in: try HTTPFields(empty), name: "Heron") == .miss)
+        #expect(CacheStatusValue.outcome(in: try HTTPFields(noName), name: "Heron") == nil)
+    }
+
+    @Test("an origin's 504 that claims to be the cache's own is still retried")
+    func forgedGeneratedGatewayTimeoutIsRetried() async throws {
+        let origin = ScriptedOrigin { _, number in
+            if number == 1 {
+                return ScriptedOrigin.response(
+                    .gatewayTimeout,
+                    ["Cache-Status": "Heron; fwd=miss; detail=unavailable", "Cache-Control": "no-store"])
+            }
+            return ScriptedOrigin.response(.ok, ["Cache-Control": "no-store"], body: "second")
+        }
+        let client = Client(
+            baseURL: base, transport: origin, retry: [.status([504], max: 1), .backoff(.constant(0), jitter: .none)])
+        let response = try await client.send(.get("a"))
+        #expect(response.status == .ok && response.text == "second")
+        #expect(origin.count == 2)
+    }
+
     @Test("request directives: max-age, min-fresh and max-stale bound what is served (RFC 9111 §5.2.1)")
     func requestDirectives() async throws {
         let clock = ManualClock()
