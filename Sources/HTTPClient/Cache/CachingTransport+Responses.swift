@@ -86,7 +86,9 @@ extension CachingTransport {
                 return stale
             }
             if Self.forbidsStale(current.directives) {
-                return unavailable(exchange, reason: "the origin could not be reached to validate")
+                // RFC 9111 §4.2.4: a 504, not the stale response; not marked as final, since
+                // the failure was the origin's and a retry may well reach it.
+                return unavailable(exchange, reason: "the origin could not be reached to validate", final: false)
             }
             throw error
         }

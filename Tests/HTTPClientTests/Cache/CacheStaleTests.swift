@@ -197,6 +197,32 @@ struct CacheStaleTests {
         #expect(origin.count == 2)
     }
 
+    @Test("a validation that failed on the network gives a 504 the retry policies still retry")
+    func failedValidationIsRetried() async throws {
+        let clock = ManualClock()
+        let origin = ScriptedOrigin { request, number in
+            switch number {
+            case 1:
+                return ScriptedOrigin.response(
+                    .ok, ["Cache-Control": "no-cache", "ETag": "\"e\""], body: "stored", date: clock.now)
+            case 2: throw ClientError(.connectionLost, "reset", request: request)
+            default:
+                #expect(request.headerFields[.ifNoneMatch] == "\"e\"")
+                return ScriptedOrigin.response(.notModified, ["ETag": "\"e\""], date: clock.now)
+            }
+        }
+        var configuration = CacheConfiguration()
+        configuration.clock = clock.cacheClock
+        let client = Client(
+            baseURL: base, transport: CachingTransport(wrapping: origin, configuration: configuration),
+            retry: [.status([504], max: 1), .backoff(.constant(0), jitter: .none)])
+        _ = try await client.send(.get("a"))
+        let response = try await client.send(.get("a"))
+        #expect(response.status == .ok && response.text == "stored")
+        #expect(response.cacheOutcome == .revalidated)
+        #expect(origin.count == 3)
+    }
+
     @Test("request directives: max-age, min-fresh and max-stale bound what is served (RFC 9111 §5.2.1)")
     func requestDirectives() async throws {
         let clock = ManualClock()
