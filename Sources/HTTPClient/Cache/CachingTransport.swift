@@ -165,8 +165,10 @@ public final class CachingTransport: ClientTransport {
         }
         for url in targets {
             let key = CacheKey(url: url, partition: partition)
-            guard let entries = try? storage.entries(for: key), !entries.isEmpty else { continue }
+            let entries = (try? storage.entries(for: key)) ?? []
+            // Even with nothing stored: a response being stored now must not land after this.
             try? storage.remove(entries.map(\.id), for: key)
+            guard !entries.isEmpty else { continue }
             statistics.withLock { $0.invalidations += 1 }
             configuration.observer?(CacheEvent(kind: .invalidated, url: url))
         }
