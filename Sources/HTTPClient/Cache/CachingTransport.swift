@@ -153,8 +153,10 @@ public final class CachingTransport: ClientTransport {
         return response
     }
 
+    /// Drops the stored responses of the target URI and of the same-origin `Location` and
+    /// `Content-Location` in every partition (RFC 9111 §4.4): what changed on the origin is
+    /// stale for every user, not only the one who changed it.
     private func invalidate(after request: HTTPRequest, response: HTTPResponse) {
-        let partition = configuration.partition.name(for: request)
         var targets = [request.url]
         for name in [HTTPFieldName.location, .contentLocation] {
             guard let value = response.headerFields[values: name].first,
@@ -164,11 +166,9 @@ public final class CachingTransport: ClientTransport {
             targets.append(url)
         }
         for url in targets {
-            let key = CacheKey(url: url, partition: partition)
-            let entries = (try? storage.entries(for: key)) ?? []
             // Even with nothing stored: a response being stored now must not land after this.
-            try? storage.remove(entries.map(\.id), for: key)
-            guard !entries.isEmpty else { continue }
+            guard let removed = try? storage.removeAll(uri: CacheKey(url: url, partition: "").uri), removed > 0
+            else { continue }
             statistics.withLock { $0.invalidations += 1 }
             configuration.observer?(CacheEvent(kind: .invalidated, url: url))
         }

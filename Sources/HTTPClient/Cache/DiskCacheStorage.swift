@@ -279,6 +279,22 @@ public final class DiskCacheStorage: CacheStorage {
         }
     }
 
+    /// Deletes every entry of `uri`, in every partition.
+    /// - Parameter uri: The request URI.
+    /// - Returns: How many entries were deleted.
+    @discardableResult
+    public func removeAll(uri: String) -> Int {
+        withIndex { state in
+            state.removals.removed(uri: uri)
+            let ids = state.byKey.filter { $0.key.uri == uri }.flatMap(\.value)
+            for id in ids {
+                state.forget(id)
+                unlink(path(of: id))
+            }
+            return ids.count
+        }
+    }
+
     /// Deletes every entry of `partition`, or all.
     /// - Parameter partition: The partition, or `nil` for all.
     public func removeAll(partition: String?) {

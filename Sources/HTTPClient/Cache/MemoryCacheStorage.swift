@@ -127,6 +127,19 @@ public final class MemoryCacheStorage: CacheStorage {
         }
     }
 
+    /// Drops every entry of `uri`, in every partition.
+    /// - Parameter uri: The request URI.
+    /// - Returns: How many entries were dropped.
+    @discardableResult
+    public func removeAll(uri: String) -> Int {
+        state.withLock { state in
+            state.removals.removed(uri: uri)
+            let ids = state.byKey.filter { $0.key.uri == uri }.flatMap(\.value)
+            for id in ids { state.drop(id) }
+            return ids.count
+        }
+    }
+
     /// Drops every entry of `partition`, or all.
     /// - Parameter partition: The partition, or `nil` for all.
     public func removeAll(partition: String?) {

@@ -67,6 +67,24 @@ struct CacheStorageTests {
         #expect(try storage.entries(for: new.key).count == 1)
     }
 
+    @Test("removeAll(uri:) drops the URI in every partition, and a writer begun before it", arguments: Kind.allCases)
+    func removeURI(_ kind: Kind) throws {
+        let (storage, directory) = try makeStorage(kind)
+        defer { directory.map { try? FileManager.default.removeItem(at: $0) } }
+        for partition in ["", "p", "q"] {
+            try put(entry("https://a.example/x", partition: partition), storage)
+            try put(entry("https://a.example/y", partition: partition), storage)
+        }
+        let late = try storage.makeWriter(for: entry("https://a.example/x", partition: "r"), replacing: [])
+        #expect(try storage.removeAll(uri: "https://a.example/x") == 3)
+        try? late.commit()
+        for partition in ["", "p", "q", "r"] {
+            #expect(try storage.entries(for: CacheKey(partition: partition, uri: "https://a.example/x")).isEmpty)
+        }
+        #expect(try storage.entries(for: CacheKey(partition: "q", uri: "https://a.example/y")).count == 1)
+        if let directory { #expect(try files(directory).count == 3) }
+    }
+
     @Test("an update of an entry removed meanwhile leaves it removed", arguments: Kind.allCases)
     func updateAfterRemoval(_ kind: Kind) throws {
         let (storage, directory) = try makeStorage(kind)

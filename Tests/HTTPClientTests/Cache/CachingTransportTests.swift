@@ -201,6 +201,30 @@ struct CachingTransportTests {
         #expect(cache.counters.invalidations == 2)
     }
 
+    @Test("a POST by one user invalidates the URI and its Location in every partition (RFC 9111 §4.4)")
+    func invalidationReachesEveryPartition() async throws {
+        let clock = ManualClock()
+        let origin = ScriptedOrigin { request, _ in
+            if request.method == .post {
+                return ScriptedOrigin.response(.created, ["Content-Location": "/other"], date: clock.now)
+            }
+            return ScriptedOrigin.response(.ok, ["Cache-Control": "private, max-age=60"], date: clock.now)
+        }
+        let (client, cache) = makeClient(origin, clock: clock)
+        for user in ["Bearer ada", "Bearer bob"] {
+            for path in ["items", "other", "kept"] {
+                _ = try await client.send(.get(path).header(.authorization, user))
+            }
+        }
+        _ = try await client.send(.post("items").header(.authorization, "Bearer ada"))
+        for user in ["Bearer ada", "Bearer bob"] {
+            #expect(try await client.send(.get("items").header(.authorization, user)).cacheOutcome == .miss)
+            #expect(try await client.send(.get("other").header(.authorization, user)).cacheOutcome == .miss)
+            #expect(try await client.send(.get("kept").header(.authorization, user)).cacheOutcome == .hit)
+        }
+        #expect(cache.counters.invalidations == 2)
+    }
+
     @Test("a HEAD is answered from a stored GET, without a body")
     func headFromGet() async throws {
         let clock = ManualClock()
