@@ -38,8 +38,7 @@ public final class CachingTransport: ClientTransport {
     /// Background revalidations in flight, by entry ID: one per stored response.
     let revalidations = Locked<[String: Flight]>([:])
     /// The tasks that finish background revalidations, so callers can wait for them.
-    let backgroundTasks = Locked<[UInt64: Task<Void, Never>]>([:])
-    let taskCounter = Locked<UInt64>(0)
+    let backgroundTasks = BackgroundTasks()
 
     /// Creates a cache in front of `base`.
     /// - Parameters:
@@ -70,11 +69,7 @@ public final class CachingTransport: ClientTransport {
 
     /// Returns once every background revalidation started so far has ended.
     public func backgroundRevalidationsFinished() async {
-        while true {
-            let tasks = backgroundTasks.withLock { Array($0.values) }
-            if tasks.isEmpty { return }
-            for task in tasks { await task.value }
-        }
+        await backgroundTasks.waitForAll()
     }
 
     /// Answers `request` from the cache, or sends it to ``base`` (validating a stored

@@ -48,6 +48,37 @@ struct CacheStaleTests {
         #expect(fresh.cacheOutcome == .hit && fresh.text == "v2")
     }
 
+    @Test(
+        "background revalidations that end at once are all waited for and none is left behind",
+        .timeLimit(.minutes(1)))
+    func backgroundRevalidationsEnd() async throws {
+        let clock = ManualClock()
+        let origin = ScriptedOrigin { request, _ in
+            ScriptedOrigin.response(
+                .ok, ["Cache-Control": "max-age=1, stale-while-revalidate=600"], body: request.url.path,
+                date: clock.now)
+        }
+        let (client, cache) = makeClient(origin, clock: clock)
+        for round in 0..<50 {
+            _ = try await client.send(.get("r\(round)"))
+            clock.advance(2)
+            #expect(try await client.send(.get("r\(round)")).cacheOutcome == .staleWhileRevalidate)
+        }
+        await cache.backgroundRevalidationsFinished()
+        #expect(cache.backgroundTasks.count == 0)
+        #expect(origin.count == 100)
+    }
+
+    @Test("a background task that ends before start returns is still removed and waited for")
+    func backgroundTasksRegisterFirst() async {
+        let tasks = BackgroundTasks()
+        let runs = Locked(0)
+        for _ in 0..<200 { tasks.start { runs.withLock { $0 += 1 } } }
+        await tasks.waitForAll()
+        #expect(tasks.count == 0)
+        #expect(runs.withLock { $0 } == 200)
+    }
+
     @Test("past the stale-while-revalidate window the request waits for validation")
     func staleWhileRevalidateWindow() async throws {
         let clock = ManualClock()
