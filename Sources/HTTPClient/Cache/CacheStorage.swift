@@ -66,6 +66,13 @@ public protocol CacheStorage: Sendable {
     /// - Throws: An error of the storage.
     @discardableResult
     func removeAll(uri: String) throws -> Int
+
+    /// Drops every entry of every partition but `kept`: at sign-out, the responses of every
+    /// credential the user had (with ``CachePartition/byAuthorization`` each token rotation
+    /// made a partition of its own).
+    /// - Parameter kept: The partition to keep, such as `""` for requests without credentials.
+    /// - Throws: An error of the storage.
+    func removeAll(keepingPartition kept: String) throws
 }
 
 extension CacheStorage {
@@ -78,6 +85,14 @@ extension CacheStorage {
     public func removeAll(uri: String) throws -> Int {
         try removeAll(partition: nil)
         return 0
+    }
+
+    /// Drops every entry (``removeAll(partition:)`` with `nil`), the kept partition too: a
+    /// storage that cannot list its partitions drops too much rather than too little.
+    /// - Parameter kept: The partition that would be kept.
+    /// - Throws: An error of the storage.
+    public func removeAll(keepingPartition kept: String) throws {
+        try removeAll(partition: nil)
     }
 }
 

@@ -67,6 +67,17 @@ public final class CachingTransport: ClientTransport {
         try storage.removeAll(partition: partition)
     }
 
+    /// Drops every stored response but those of partition `kept`: at sign-out, every
+    /// partition the user's credentials made (with ``CachePartition/byAuthorization``, one
+    /// per token, so one per token rotation), which ``removeAll(partition:)`` with the last
+    /// token's partition would miss.
+    /// - Parameter kept: The partition to keep; `""` (requests without credentials, and
+    ///   every request with ``CachePartition/shared``) by default.
+    /// - Throws: ``ClientError/Code/cacheStorageFailed`` or the storage's own error.
+    public func removeAll(keepingPartition kept: String = "") throws {
+        try storage.removeAll(keepingPartition: kept)
+    }
+
     /// Returns once every background revalidation started so far has ended.
     public func backgroundRevalidationsFinished() async {
         await backgroundTasks.waitForAll()

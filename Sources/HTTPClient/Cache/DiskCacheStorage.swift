@@ -295,6 +295,19 @@ public final class DiskCacheStorage: CacheStorage {
         }
     }
 
+    /// Deletes every entry of every partition but `kept`.
+    /// - Parameter kept: The partition to keep.
+    public func removeAll(keepingPartition kept: String) {
+        withIndex { state in
+            let ids = state.byID.filter { $0.value.key.partition != kept }
+            for partition in Set(ids.values.map(\.key.partition)) { state.removals.removed(partition: partition) }
+            for id in ids.keys {
+                state.forget(id)
+                unlink(path(of: id))
+            }
+        }
+    }
+
     /// Deletes every entry of `partition`, or all.
     /// - Parameter partition: The partition, or `nil` for all.
     public func removeAll(partition: String?) {

@@ -140,6 +140,18 @@ public final class MemoryCacheStorage: CacheStorage {
         }
     }
 
+    /// Drops every entry of every partition but `kept`.
+    /// - Parameter kept: The partition to keep.
+    public func removeAll(keepingPartition kept: String) {
+        state.withLock { state in
+            let partitions = Set(state.byKey.keys.map(\.partition)).subtracting([kept])
+            for partition in partitions { state.removals.removed(partition: partition) }
+            for (key, ids) in state.byKey where key.partition != kept {
+                for id in ids { state.drop(id) }
+            }
+        }
+    }
+
     /// Drops every entry of `partition`, or all.
     /// - Parameter partition: The partition, or `nil` for all.
     public func removeAll(partition: String?) {

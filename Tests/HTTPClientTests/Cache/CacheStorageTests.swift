@@ -85,6 +85,25 @@ struct CacheStorageTests {
         if let directory { #expect(try files(directory).count == 3) }
     }
 
+    @Test(
+        "removeAll(keepingPartition:) drops every other partition, and writers begun before", arguments: Kind.allCases)
+    func removeAllButOne(_ kind: Kind) throws {
+        let (storage, directory) = try makeStorage(kind)
+        defer { directory.map { try? FileManager.default.removeItem(at: $0) } }
+        for partition in ["", "auth-1", "auth-2"] {
+            try put(entry("https://a.example/x", partition: partition), storage)
+        }
+        let late = try storage.makeWriter(for: entry("https://a.example/y", partition: "auth-2"), replacing: [])
+        try storage.removeAll(keepingPartition: "")
+        try? late.commit()
+        #expect(try storage.entries(for: CacheKey(partition: "", uri: "https://a.example/x")).count == 1)
+        for partition in ["auth-1", "auth-2"] {
+            #expect(try storage.entries(for: CacheKey(partition: partition, uri: "https://a.example/x")).isEmpty)
+        }
+        #expect(try storage.entries(for: CacheKey(partition: "auth-2", uri: "https://a.example/y")).isEmpty)
+        if let directory { #expect(try files(directory).count == 1) }
+    }
+
     @Test("an update of an entry removed meanwhile leaves it removed", arguments: Kind.allCases)
     func updateAfterRemoval(_ kind: Kind) throws {
         let (storage, directory) = try makeStorage(kind)

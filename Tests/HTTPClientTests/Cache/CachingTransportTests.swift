@@ -225,6 +225,24 @@ struct CachingTransportTests {
         #expect(cache.counters.invalidations == 2)
     }
 
+    @Test("at sign-out, removeAll(keepingPartition:) drops the partitions of every token a user had")
+    func signOutAfterTokenRotation() async throws {
+        let clock = ManualClock()
+        let origin = ScriptedOrigin { _, _ in
+            ScriptedOrigin.response(.ok, ["Cache-Control": "private, max-age=600"], date: clock.now)
+        }
+        let (client, cache) = makeClient(origin, clock: clock)
+        for token in ["Bearer t1", "Bearer t2", "Bearer t3"] {
+            _ = try await client.send(.get("me").header(.authorization, token))
+        }
+        _ = try await client.send(.get("public"))
+        try cache.removeAll(keepingPartition: "")
+        for token in ["Bearer t1", "Bearer t2", "Bearer t3"] {
+            #expect(try await client.send(.get("me").header(.authorization, token)).cacheOutcome == .miss)
+        }
+        #expect(try await client.send(.get("public")).cacheOutcome == .hit)
+    }
+
     @Test("a HEAD is answered from a stored GET, without a body")
     func headFromGet() async throws {
         let clock = ManualClock()
