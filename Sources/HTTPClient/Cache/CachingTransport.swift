@@ -107,11 +107,13 @@ public final class CachingTransport: ClientTransport {
         // The caller's own conditional requests, and requests with a body, pass through
         // (RFC 9111 §4.3.2 lets a cache answer them; leaving them to the origin is always right).
         if request.body != nil || HTTPFieldName.preconditions.contains(where: request.headerFields.contains) {
+            if exchange.onlyCache { return unavailable(exchange, reason: "the request is not answered from the cache") }
             return try await fetch(exchange, replacing: [], outcome: .bypass, forward: "request")
         }
         let stored = (try? storage.entries(for: exchange.key)) ?? []
         let matching = stored.filter { VaryRule.matches($0, outgoing.headerFields) }.sorted(by: Self.newerFirst)
         if policy == .reload {
+            if exchange.onlyCache { return unavailable(exchange, reason: "a reload with only-if-cached") }
             return try await fetch(exchange, replacing: matching, outcome: .miss, forward: "request")
         }
         guard let entry = matching.first else {
@@ -142,6 +144,7 @@ public final class CachingTransport: ClientTransport {
             return try await validate(entry, freshness: freshness, exchange, replacing: matching)
         }
         // The body was evicted between the lookup and now: as a miss.
+        if exchange.onlyCache { return unavailable(exchange, reason: "the stored body is gone") }
         return try await fetch(exchange, replacing: matching, outcome: .miss, forward: "miss")
     }
 

@@ -170,6 +170,46 @@ struct CacheStaleTests {
         #expect(try await client.send(.get("b").cachePolicy(.cacheOnly)).status == .gatewayTimeout)
     }
 
+    @Test(
+        "only-if-cached and .cacheOnly never reach the network: not for a body, a precondition or a reload",
+        arguments: ["body", "If-Match", "If-Unmodified-Since", "If-None-Match", "reload"])
+    func onlyCacheNeverSends(_ variant: String) async throws {
+        let clock = ManualClock()
+        let origin = ScriptedOrigin { _, _ in ScriptedOrigin.response(.ok, ["Cache-Control": "max-age=60"]) }
+        let (client, _) = makeClient(origin, clock: clock)
+        var request = HTTPRequest.get("a").header(.cacheControl, "only-if-cached")
+        switch variant {
+        case "body": request.body = HTTPBody("query")
+        case "reload": request = request.cachePolicy(.reload)
+        default: request = request.header(variant, "\"e\"")
+        }
+        let response = try await client.send(request)
+        #expect(response.status == .gatewayTimeout)
+        #expect(origin.count == 0)
+        #expect(
+            try await client.send(HTTPRequest.get("a").cachePolicy(.cacheOnly).header("If-Match", "*")).status
+                == .gatewayTimeout)
+        #expect(origin.count == 0)
+    }
+
+    @Test("only-if-cached answers 504 when the stored body vanished between the lookup and the serving")
+    func onlyCacheBodyGone() async throws {
+        let clock = ManualClock()
+        let origin = ScriptedOrigin { _, _ in
+            ScriptedOrigin.response(.ok, ["Cache-Control": "max-age=60"], body: "x", date: clock.now)
+        }
+        var configuration = CacheConfiguration()
+        configuration.clock = clock.cacheClock
+        let client = Client(
+            baseURL: base,
+            transport: CachingTransport(wrapping: origin, storage: BodylessStorage(), configuration: configuration),
+            retry: .none)
+        _ = try await client.send(.get("a"))
+        let response = try await client.send(.get("a").cachePolicy(.cacheOnly))
+        #expect(response.status == .gatewayTimeout)
+        #expect(origin.count == 1)
+    }
+
     @Test("the cache's own 504 is returned as it is, not retried by the default retry policies")
     func generatedGatewayTimeoutIsNotRetried() async throws {
         let origin = ScriptedOrigin { _, _ in ScriptedOrigin.response(.ok) }
@@ -352,4 +392,18 @@ struct CacheStaleTests {
         }
         #expect(origin.count == 1)
     }
+}
+
+/// A storage whose bodies are always gone, as if evicted right after each lookup.
+final class BodylessStorage: CacheStorage {
+    let base = MemoryCacheStorage()
+
+    func entries(for key: CacheKey) throws -> [CacheEntry] { base.entries(for: key) }
+    func body(of entry: CacheEntry) throws -> HTTPBody? { nil }
+    func makeWriter(for entry: CacheEntry, replacing: [String]) throws -> any CacheBodyWriter {
+        base.makeWriter(for: entry, replacing: replacing)
+    }
+    func update(_ entry: CacheEntry) throws { base.update(entry) }
+    func remove(_ ids: [String], for key: CacheKey) throws { base.remove(ids, for: key) }
+    func removeAll(partition: String?) throws { base.removeAll(partition: partition) }
 }
