@@ -396,7 +396,7 @@ extension CachingTransport {
     }
 
     /// Whether RFC 9111 §3 lets this private cache store `head`, the answer to `request`: a
-    /// `GET`; a final status other than `206` and `304`; no `no-store` in the request or the
+    /// `GET` without a body, `If-Match`, `If-Unmodified-Since` or `If-Range`; a final status other than `206` and `304`; no `no-store` in the request or the
     /// response (but `must-understand` with a status this cache implements overrides it,
     /// §5.2.2.3, and without one forbids storing); no `Vary: *`; and explicit freshness,
     /// `public`, `private`, or a heuristically cacheable status with a validator or a
@@ -408,6 +408,11 @@ extension CachingTransport {
     {
         let code = head.status.code
         guard request.method == .get, code >= 200, code != 206, code != 304 else { return false }
+        // A GET with a body may mean something else than the plain GET it would be served for
+        // (RFC 9110 §9.3.1); a response to If-Match, If-Unmodified-Since or If-Range depends
+        // on a precondition a later plain GET does not carry (RFC 9110 §13.2).
+        guard request.body == nil, !HTTPFieldName.unservedPreconditions.contains(where: request.headerFields.contains)
+        else { return false }
         guard !requestDirectives.has("no-store") else { return false }
         let directives = CacheDirectives(head.headerFields)
         if directives.has("must-understand") {

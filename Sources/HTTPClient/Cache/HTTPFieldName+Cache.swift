@@ -12,6 +12,12 @@ extension HTTPFieldName {
     static let contentLocation = try! HTTPFieldName("Content-Location")
     /// `Content-Range` (RFC 9110 §14.4).
     static let contentRange = try! HTTPFieldName("Content-Range")
+    /// The preconditions whose answer is never stored: it depends on the precondition, which a
+    /// later plain `GET` lacks (`If-None-Match` and `If-Modified-Since` answer `304` or the
+    /// full response).
+    static let unservedPreconditions: [HTTPFieldName] = [
+        .ifMatch, try! HTTPFieldName("If-Unmodified-Since"), try! HTTPFieldName("If-Range"),
+    ]
     /// `If-Match` and the other preconditions a caller may send (RFC 9110 §13.1).
     static let preconditions: [HTTPFieldName] = [
         .ifMatch, .ifNoneMatch, .ifModifiedSince, try! HTTPFieldName("If-Unmodified-Since"),

@@ -243,6 +243,29 @@ struct CachingTransportTests {
         #expect(try await client.send(.get("public")).cacheOutcome == .hit)
     }
 
+    @Test(
+        "a GET with a body, If-Match, If-Unmodified-Since or If-Range is not stored for later plain GETs",
+        arguments: ["body", "If-Match", "If-Unmodified-Since", "If-Range"])
+    func conditionalNotStored(_ variant: String) async throws {
+        let clock = ManualClock()
+        let origin = ScriptedOrigin { _, number in
+            ScriptedOrigin.response(
+                .ok, ["Cache-Control": "max-age=60", "ETag": "\"e\""], body: "v\(number)", date: clock.now)
+        }
+        let (client, cache) = makeClient(origin, clock: clock)
+        var request = HTTPRequest.get("a")
+        if variant == "body" {
+            request.body = HTTPBody("{\"filter\": 1}")
+        } else {
+            request = request.header(variant, "\"e\"")
+        }
+        #expect(try await client.send(request).text == "v1")
+        let plain = try await client.send(.get("a"))
+        #expect(plain.text == "v2")
+        #expect(plain.cacheOutcome == .miss)
+        #expect(cache.counters.stores == 1)
+    }
+
     @Test("a HEAD is answered from a stored GET, without a body")
     func headFromGet() async throws {
         let clock = ManualClock()
