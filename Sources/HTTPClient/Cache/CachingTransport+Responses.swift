@@ -201,6 +201,11 @@ extension CachingTransport {
             if replaced.insert(field.name).inserted { fields.remove(field.name) }
             fields.append(field)
         }
+        // A response without Date is dated when received (RFC 9110 §6.6.1): the stored Date
+        // would otherwise make the entry as old as it was before the validation.
+        if !response.headerFields.contains(.date) {
+            fields.set(try! HTTPField(name: .date, value: HTTPDate.format(responseTime)))
+        }
         updated.head.headerFields = fields
         updated.requestTime = requestTime
         updated.responseTime = responseTime
@@ -380,13 +385,19 @@ extension CachingTransport {
                 finished(false)
                 throw error
             }
+            response.body = HTTPBody(data)
+            // A body shorter or longer than announced is passed on, never stored.
+            guard Int64(data.count) == length, expected.map({ $0 == length }) ?? true else {
+                writer.discard()
+                finished(false)
+                return response
+            }
             do {
                 try writer.commit()
                 finished(true)
             } catch {
                 finished(false)
             }
-            response.body = HTTPBody(data)
             return response
         }
         response.body = HTTPBody(length: body.length, iterationBehavior: .single) {

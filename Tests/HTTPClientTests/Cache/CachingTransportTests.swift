@@ -266,6 +266,50 @@ struct CachingTransportTests {
         #expect(cache.counters.stores == 1)
     }
 
+    @Test("a 304 without Date dates the freshened response when received (RFC 9110 §6.6.1)")
+    func notModifiedWithoutDate() async throws {
+        let clock = ManualClock()
+        let origin = ScriptedOrigin { _, number in
+            if number == 1 {
+                return ScriptedOrigin.response(
+                    .ok, ["Cache-Control": "max-age=10", "ETag": "\"e\""], body: "kept", date: clock.now)
+            }
+            return ScriptedOrigin.response(.notModified, ["Cache-Control": "max-age=10", "ETag": "\"e\""])
+        }
+        let (client, _) = makeClient(origin, clock: clock)
+        _ = try await client.send(.get("a"))
+        clock.advance(20)
+        let validated = try await client.send(.get("a"))
+        #expect(validated.cacheOutcome == .revalidated)
+        #expect(validated.headerFields[.date] == HTTPDate.format(clock.now))
+        clock.advance(5)
+        let hit = try await client.send(.get("a"))
+        #expect(hit.cacheOutcome == .hit && hit.text == "kept")
+        #expect(origin.count == 2)
+    }
+
+    @Test("a redirect whose body is shorter than its Content-Length is passed on but not stored")
+    func shortRedirectBodyNotStored() async throws {
+        let clock = ManualClock()
+        let origin = ScriptedOrigin { _, _ in
+            var response = ScriptedOrigin.response(
+                .movedPermanently, ["Cache-Control": "max-age=600", "Location": "/b", "Content-Length": "10"],
+                date: clock.now)
+            // The body stream ends whole at its own length, 5 bytes short of Content-Length.
+            response.body = HTTPBody(Data("moved".utf8))
+            return response
+        }
+        var configuration = CacheConfiguration()
+        configuration.clock = clock.cacheClock
+        let cache = CachingTransport(wrapping: origin, configuration: configuration)
+        let request = HTTPRequest(method: .get, url: URL(string: "https://api.example.com/a")!)
+        let first = try await cache.send(request, options: TransportOptions())
+        #expect(first.head.status.code == 301)
+        _ = try await cache.send(request, options: TransportOptions())
+        #expect(origin.count == 2)
+        #expect(cache.counters.stores == 0)
+    }
+
     @Test("a HEAD is answered from a stored GET, without a body")
     func headFromGet() async throws {
         let clock = ManualClock()
