@@ -16,7 +16,10 @@ public struct CacheOutcome: Hashable, Sendable, CustomStringConvertible {
     /// - Parameter name: The name.
     public init(_ name: String) { self.name = name }
 
-    /// A fresh stored response, served without contacting the origin.
+    /// A stored response served without contacting the origin: fresh, or stale where the
+    /// request accepts it (`max-stale`, ``CachePolicy/cacheElseNetwork``,
+    /// ``CachePolicy/cacheOnly``). The `ttl` of the `Cache-Status` member, negative when
+    /// stale, tells them apart.
     public static let hit = CacheOutcome("hit")
     /// A stale stored response served while one background request revalidates it
     /// (`stale-while-revalidate`, RFC 5861 §3).
@@ -29,11 +32,12 @@ public struct CacheOutcome: Hashable, Sendable, CustomStringConvertible {
     public static let offline = CacheOutcome("offline")
     /// A stored response the origin confirmed with `304 Not Modified` (RFC 9111 §4.3.4).
     public static let revalidated = CacheOutcome("revalidated")
-    /// A new response from the origin: nothing usable was stored, or a validation brought a
-    /// new response.
+    /// A new response from the origin: nothing usable was stored, a validation brought a
+    /// new response, or the request was a ``CachePolicy/reload``.
     public static let miss = CacheOutcome("miss")
     /// A response the cache passed through without looking: a method it does not cache, a
-    /// conditional or range request of the caller's, a `reload`.
+    /// conditional request or a request with a body, a range request it could not answer.
+    /// (A ``CachePolicy/reload`` is a ``miss``: its response is stored.)
     public static let bypass = CacheOutcome("bypass")
     /// A generated `504 Gateway Timeout`: the request allowed only the cache
     /// (`only-if-cached`, ``CachePolicy/cacheOnly``) and nothing fit, or a response that must
