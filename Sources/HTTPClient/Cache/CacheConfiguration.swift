@@ -14,7 +14,10 @@ public struct CacheConfiguration: Sendable {
     /// The policy of requests that carry none; ``CachePolicy/useProtocol`` by default.
     public var defaultPolicy: CachePolicy = .useProtocol
     /// How requests are partitioned between users; ``CachePartition/byAuthorization`` by
-    /// default.
+    /// default. An app with sign-in should give each user a partition of their own with
+    /// ``CachePartition/custom(_:)`` (a user ID, not a token) and call
+    /// ``CachingTransport/removeAll(partition:)`` with it at sign-out: see
+    /// ``CachePartition/byAuthorization`` for what a per-token partition misses.
     public var partition: CachePartition = .byAuthorization
     /// The clock of the freshness and age calculations; the system clock by default. Tests
     /// inject one they advance by hand.
@@ -90,6 +93,17 @@ public struct CachePartition: Sendable {
     /// itself; a ``DiskCacheStorage`` keeps it in its files. A fast digest of a weak secret (a
     /// Basic password) can be guessed by someone who can read those files: for such
     /// credentials, partition by a user ID of your own (``custom(_:)``).
+    ///
+    /// Its limits, each a reason to prefer a per-user ``custom(_:)`` partition in an app with
+    /// sign-in:
+    /// - A token that rotates (an OAuth access token refreshed every hour) makes a new
+    ///   partition each time: nothing stored under the old token is reused, and
+    ///   ``CachingTransport/removeAll(partition:)`` at sign-out with the current token's
+    ///   partition leaves the earlier tokens' responses behind (until evicted). Use
+    ///   ``CachingTransport/removeAll(keepingPartition:)`` at sign-out, which drops every
+    ///   partition but the one of requests without credentials.
+    /// - `Cookie` is not read: requests authenticated by a session cookie all fall in the
+    ///   partition of requests without `Authorization`, shared by every user.
     public static let byAuthorization = CachePartition { request in
         guard let value = request.headerFields[.authorization] else { return "" }
         return "auth-" + StableHash.hex(of: value)

@@ -16,7 +16,10 @@ public struct CacheOutcome: Hashable, Sendable, CustomStringConvertible {
     /// - Parameter name: The name.
     public init(_ name: String) { self.name = name }
 
-    /// A fresh stored response, served without contacting the origin.
+    /// A stored response served without contacting the origin: fresh, or stale where the
+    /// request accepts it (`max-stale`, ``CachePolicy/cacheElseNetwork``,
+    /// ``CachePolicy/cacheOnly``). The `ttl` of the `Cache-Status` member, negative when
+    /// stale, tells them apart.
     public static let hit = CacheOutcome("hit")
     /// A stale stored response served while one background request revalidates it
     /// (`stale-while-revalidate`, RFC 5861 §3).
@@ -29,11 +32,12 @@ public struct CacheOutcome: Hashable, Sendable, CustomStringConvertible {
     public static let offline = CacheOutcome("offline")
     /// A stored response the origin confirmed with `304 Not Modified` (RFC 9111 §4.3.4).
     public static let revalidated = CacheOutcome("revalidated")
-    /// A new response from the origin: nothing usable was stored, or a validation brought a
-    /// new response.
+    /// A new response from the origin: nothing usable was stored, a validation brought a
+    /// new response, or the request was a ``CachePolicy/reload``.
     public static let miss = CacheOutcome("miss")
     /// A response the cache passed through without looking: a method it does not cache, a
-    /// conditional or range request of the caller's, a `reload`.
+    /// conditional request or a request with a body, a range request it could not answer.
+    /// (A ``CachePolicy/reload`` is a ``miss``: its response is stored.)
     public static let bypass = CacheOutcome("bypass")
     /// A generated `504 Gateway Timeout`: the request allowed only the cache
     /// (`only-if-cached`, ``CachePolicy/cacheOnly``) and nothing fit, or a response that must
@@ -75,40 +79,103 @@ struct CacheStatusValue: Sendable {
         return text
     }
 
-    /// The outcome of the member of cache `name` in `fields`, if any.
+    /// The outcome of the last member of cache `name` in `fields`, if any: a cache appends
+    /// its member after those of the caches before it (RFC 9211 §2), so an origin's member
+    /// of the same name, earlier in the list, never wins.
     static func outcome(in fields: HTTPFields, name: String) -> CacheOutcome? {
-        for line in fields[values: .cacheStatus] {
-            for member in line.split(separator: ",") {
-                let parameters = member.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
-                guard let first = parameters.first, first == name || first == "\"\(name)\"" else { continue }
-                var hit = false
-                var detail: String?
-                var forwardStatus: String?
-                for parameter in parameters.dropFirst() {
-                    let pair = parameter.split(separator: "=", maxSplits: 1).map(String.init)
-                    switch pair[0] {
-                    case "hit": hit = pair.count == 1 || pair[1] == "?1"
-                    case "detail": detail = pair.count > 1 ? pair[1] : nil
-                    case "fwd-status": forwardStatus = pair.count > 1 ? pair[1] : nil
-                    default: break
-                    }
-                }
-                if let detail { return CacheOutcome(detail) }
-                if hit { return .hit }
-                return forwardStatus == "304" ? .revalidated : .miss
+        guard let member = members(in: fields).last(where: { $0.name == name }) else { return nil }
+        var hit = false
+        var detail: String?
+        var forwardStatus: String?
+        for (key, value) in member.parameters {
+            switch key {
+            case "hit": hit = value == nil || value == "?1"
+            case "detail": detail = value
+            case "fwd-status": forwardStatus = value
+            default: break
             }
         }
-        return nil
+        if let detail, !detail.isEmpty { return CacheOutcome(detail) }
+        if hit { return .hit }
+        return forwardStatus == "304" ? .revalidated : .miss
+    }
+
+    /// One member of a `Cache-Status` list: the cache's name and its parameters, unquoted.
+    struct Member {
+        var name: String
+        var parameters: [(key: String, value: String?)]
+        /// The member as it was written.
+        var text: String
+    }
+
+    /// The members of every `Cache-Status` line, in order. Commas and semicolons inside
+    /// quoted strings do not split (RFC 8941 §3.3.3); empty members and parameters are skipped.
+    static func members(in fields: HTTPFields) -> [Member] {
+        var result: [Member] = []
+        for line in fields[values: .cacheStatus] {
+            for text in split(line, on: ",") {
+                let parts = split(text, on: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+                guard let first = parts.first, !first.isEmpty else { continue }
+                var parameters: [(key: String, value: String?)] = []
+                for part in parts.dropFirst() where !part.isEmpty {
+                    let pair = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                    let key = pair[0].trimmingCharacters(in: .whitespaces)
+                    guard !key.isEmpty else { continue }
+                    parameters.append((key, pair.count > 1 ? unquoted(String(pair[1])) : nil))
+                }
+                result.append(
+                    Member(
+                        name: unquoted(first), parameters: parameters,
+                        text: text.trimmingCharacters(in: .whitespaces)))
+            }
+        }
+        return result
+    }
+
+    /// `text` split on `separator` outside double quotes.
+    private static func split(_ text: String, on separator: Character) -> [String] {
+        var parts: [String] = []
+        var current = ""
+        var quoted = false
+        var escaped = false
+        for character in text {
+            if quoted {
+                if escaped {
+                    escaped = false
+                } else if character == "\\" {
+                    escaped = true
+                } else if character == "\"" {
+                    quoted = false
+                }
+            } else if character == "\"" {
+                quoted = true
+            } else if character == separator {
+                parts.append(current)
+                current = ""
+                continue
+            }
+            current.append(character)
+        }
+        parts.append(current)
+        return parts
+    }
+
+    /// `text` trimmed, without its surrounding double quotes.
+    private static func unquoted(_ text: String) -> String {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard trimmed.count >= 2, trimmed.hasPrefix("\""), trimmed.hasSuffix("\"") else { return trimmed }
+        return String(trimmed.dropFirst().dropLast())
     }
 }
 
 extension HTTPResponse {
-    /// Whether a ``CachingTransport`` made this response itself (a `504` for a request that
-    /// could be answered only from the cache, RFC 9111 §5.2.1.7): sending the request again
-    /// cannot change it, so the retry policies leave it alone.
+    /// Whether a ``CachingTransport`` of this process made this response itself (a `504` for
+    /// a request that could be answered only from the cache, RFC 9111 §5.2.1.7): sending the
+    /// request again cannot change it, so the retry policies leave it alone. The mark is a
+    /// token drawn at random per process, which no origin can know (never the
+    /// `Cache-Status` field, which an origin can write).
     var isMadeByCache: Bool {
-        guard status.code == 504, let line = headerFields[.cacheStatus] else { return false }
-        return line.contains("detail=\(CacheOutcome.unavailable.name)")
+        status.code == 504 && headerFields[values: .cacheGenerated].contains(CachingTransport.generatedToken)
     }
 }
 

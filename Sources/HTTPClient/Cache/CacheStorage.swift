@@ -57,6 +57,43 @@ public protocol CacheStorage: Sendable {
     /// - Parameter partition: The partition to empty, or `nil` for all.
     /// - Throws: An error of the storage.
     func removeAll(partition: String?) throws
+
+    /// Drops every entry of `uri`, in every partition: what an unsafe request invalidates
+    /// (RFC 9111 §4.4) is stale for every user. A writer begun before and committed after
+    /// must not bring an entry of `uri` back.
+    /// - Parameter uri: The request URI (``CacheKey/uri``).
+    /// - Returns: How many entries were dropped.
+    /// - Throws: An error of the storage.
+    @discardableResult
+    func removeAll(uri: String) throws -> Int
+
+    /// Drops every entry of every partition but `kept`: at sign-out, the responses of every
+    /// credential the user had (with ``CachePartition/byAuthorization`` each token rotation
+    /// made a partition of its own).
+    /// - Parameter kept: The partition to keep, such as `""` for requests without credentials.
+    /// - Throws: An error of the storage.
+    func removeAll(keepingPartition kept: String) throws
+}
+
+extension CacheStorage {
+    /// Drops every entry (``removeAll(partition:)`` with `nil`): a storage that cannot find
+    /// the entries of a URI across partitions invalidates too much rather than too little.
+    /// - Parameter uri: The request URI.
+    /// - Returns: `0`: the count is unknown.
+    /// - Throws: An error of the storage.
+    @discardableResult
+    public func removeAll(uri: String) throws -> Int {
+        try removeAll(partition: nil)
+        return 0
+    }
+
+    /// Drops every entry (``removeAll(partition:)`` with `nil`), the kept partition too: a
+    /// storage that cannot list its partitions drops too much rather than too little.
+    /// - Parameter kept: The partition that would be kept.
+    /// - Throws: An error of the storage.
+    public func removeAll(keepingPartition kept: String) throws {
+        try removeAll(partition: nil)
+    }
 }
 
 /// Takes the body of a new entry as it arrives; see ``CacheStorage/makeWriter(for:replacing:)``.

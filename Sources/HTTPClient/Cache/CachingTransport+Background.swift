@@ -23,12 +23,7 @@ extension CachingTransport {
         configuration.observer?(CacheEvent(kind: .backgroundRevalidation, url: exchange.request.url))
         let requestTime = configuration.clock.now()
         flight.start()
-        let id = taskCounter.withLock { counter in
-            counter &+= 1
-            return counter
-        }
-        let task = Task { [self] in
-            defer { _ = backgroundTasks.withLock { $0.removeValue(forKey: id) } }
+        backgroundTasks.start { [self] in
             guard let shared = try? await flight.wait(waiter) else { return }
             let responseTime = configuration.clock.now()
             if shared.head.status.code == 304 {
@@ -46,6 +41,46 @@ extension CachingTransport {
             // Reading the body through is what stores it.
             _ = try? await stored.body?.collect(upTo: Int.max)
         }
-        backgroundTasks.withLock { $0[id] = task }
+    }
+}
+
+/// The background tasks of a cache, so callers can wait for them to end.
+final class BackgroundTasks: Sendable {
+    private struct State {
+        var next: UInt64 = 0
+        var running: [UInt64: Task<Void, Never>] = [:]
+    }
+
+    private let state = Locked(State())
+
+    /// The tasks running now.
+    var count: Int { state.withLock { $0.running.count } }
+
+    /// Starts `operation` in a task of its own, registered under the lock before it can
+    /// end: its removal, once it ends, always finds it.
+    /// - Parameter operation: The work.
+    func start(_ operation: @escaping @Sendable () async -> Void) {
+        state.withLock { current in
+            current.next &+= 1
+            let id = current.next
+            current.running[id] = Task { [state] in
+                await operation()
+                _ = state.withLock { $0.running.removeValue(forKey: id) }
+            }
+        }
+    }
+
+    /// Returns once every task started before the call, or while it waits, has ended. Each
+    /// task is awaited once: a round that finds only tasks already awaited ends the wait.
+    func waitForAll() async {
+        var awaited = Set<UInt64>()
+        while true {
+            let pending = state.withLock { $0.running.filter { !awaited.contains($0.key) } }
+            if pending.isEmpty { return }
+            for (id, task) in pending {
+                await task.value
+                awaited.insert(id)
+            }
+        }
     }
 }

@@ -22,31 +22,44 @@ extension CachingTransport {
                 if let fieldName = try? HTTPFieldName(name) { fields.remove(fieldName) }
             }
         }
-        fields.set(try! HTTPField(name: .age, value: String(Int64(max(0, freshness.age).rounded(.down)))))
+        fields.set(try! HTTPField(name: .age, value: String(Self.wholeSeconds(max(0, freshness.age)))))
         var head = HTTPResponse(status: entry.head.status, headerFields: fields, url: exchange.request.url)
         var status = CacheStatusValue(outcome: outcome, forwardStatus: forwardStatus)
-        status.ttl = Int64((freshness.lifetime - freshness.age).rounded(.down))
+        status.ttl = Self.wholeSeconds(freshness.lifetime - freshness.age)
         if outcome == .revalidated { status.forward = freshness.isFresh ? "request" : "stale" }
         annotate(&head, status)
         record(outcome, url: exchange.request.url)
         return TransportResponse(head: head, body: body)
     }
 
-    /// A `504 Gateway Timeout` made by the cache (RFC 9111 §5.2.1.7, §4.2.4).
-    func unavailable(_ exchange: CacheExchange, reason: String) -> TransportResponse {
+    /// A `504 Gateway Timeout` made by the cache (RFC 9111 §5.2.1.7, §4.2.4); marked as made
+    /// by the cache, which the retry policies leave alone, only when `final` (the request
+    /// allowed only the cache, so sending it again cannot change the answer).
+    func unavailable(_ exchange: CacheExchange, reason: String, final: Bool = true) -> TransportResponse {
         var fields = HTTPFields()
         fields.append(try! HTTPField(name: .contentLength, value: "0"))
+        if final { fields.append(try! HTTPField(name: .cacheGenerated, value: Self.generatedToken)) }
         var head = HTTPResponse(status: .gatewayTimeout, headerFields: fields, url: exchange.request.url)
         annotate(&head, CacheStatusValue(outcome: .unavailable, forward: "miss"))
         record(.unavailable, url: exchange.request.url)
         return TransportResponse(head: head, body: exchange.request.method == .head ? nil : HTTPBody.empty)
     }
 
-    /// Adds the `Cache-Status` member of this cache, when it has a name.
+    /// Adds the `Cache-Status` member of this cache, when it has a name, last (RFC 9211 §2),
+    /// after dropping any member of the same name the origin or a stored response carried:
+    /// an origin cannot speak for this cache.
     func annotate(_ head: inout HTTPResponse, _ status: CacheStatusValue) {
         guard let name = configuration.cacheStatusName,
             let field = try? HTTPField(name: .cacheStatus, value: status.render(name: name))
         else { return }
+        let members = CacheStatusValue.members(in: head.headerFields)
+        if members.contains(where: { $0.name == name }) {
+            head.headerFields.remove(.cacheStatus)
+            let kept = members.filter { $0.name != name }.map(\.text).joined(separator: ", ")
+            if !kept.isEmpty, let others = try? HTTPField(name: .cacheStatus, value: kept) {
+                head.headerFields.append(others)
+            }
+        }
         head.headerFields.append(field)
     }
 
@@ -73,7 +86,9 @@ extension CachingTransport {
                 return stale
             }
             if Self.forbidsStale(current.directives) {
-                return unavailable(exchange, reason: "the origin could not be reached to validate")
+                // RFC 9111 §4.2.4: a 504, not the stale response; not marked as final, since
+                // the failure was the origin's and a retry may well reach it.
+                return unavailable(exchange, reason: "the origin could not be reached to validate", final: false)
             }
             throw error
         }
@@ -185,6 +200,11 @@ extension CachingTransport {
         for field in response.headerFields where !skipped.contains(field.name.canonicalName) {
             if replaced.insert(field.name).inserted { fields.remove(field.name) }
             fields.append(field)
+        }
+        // A response without Date is dated when received (RFC 9110 §6.6.1): the stored Date
+        // would otherwise make the entry as old as it was before the validation.
+        if !response.headerFields.contains(.date) {
+            fields.set(try! HTTPField(name: .date, value: HTTPDate.format(responseTime)))
         }
         updated.head.headerFields = fields
         updated.requestTime = requestTime
@@ -365,13 +385,19 @@ extension CachingTransport {
                 finished(false)
                 throw error
             }
+            response.body = HTTPBody(data)
+            // A body shorter or longer than announced is passed on, never stored.
+            guard Int64(data.count) == length, expected.map({ $0 == length }) ?? true else {
+                writer.discard()
+                finished(false)
+                return response
+            }
             do {
                 try writer.commit()
                 finished(true)
             } catch {
                 finished(false)
             }
-            response.body = HTTPBody(data)
             return response
         }
         response.body = HTTPBody(length: body.length, iterationBehavior: .single) {
@@ -381,7 +407,7 @@ extension CachingTransport {
     }
 
     /// Whether RFC 9111 §3 lets this private cache store `head`, the answer to `request`: a
-    /// `GET`; a final status other than `206` and `304`; no `no-store` in the request or the
+    /// `GET` without a body, `If-Match`, `If-Unmodified-Since` or `If-Range`; a final status other than `206` and `304`; no `no-store` in the request or the
     /// response (but `must-understand` with a status this cache implements overrides it,
     /// §5.2.2.3, and without one forbids storing); no `Vary: *`; and explicit freshness,
     /// `public`, `private`, or a heuristically cacheable status with a validator or a
@@ -393,6 +419,11 @@ extension CachingTransport {
     {
         let code = head.status.code
         guard request.method == .get, code >= 200, code != 206, code != 304 else { return false }
+        // A GET with a body may mean something else than the plain GET it would be served for
+        // (RFC 9110 §9.3.1); a response to If-Match, If-Unmodified-Since or If-Range depends
+        // on a precondition a later plain GET does not carry (RFC 9110 §13.2).
+        guard request.body == nil, !HTTPFieldName.unservedPreconditions.contains(where: request.headerFields.contains)
+        else { return false }
         guard !requestDirectives.has("no-store") else { return false }
         let directives = CacheDirectives(head.headerFields)
         if directives.has("must-understand") {
@@ -425,6 +456,18 @@ extension CachingTransport {
 extension CachingTransport {
     /// The largest redirect body read at once to store the redirect.
     static let redirectBodyLimit: Int64 = 64 * 1024
+
+    /// The value of `Heron-Cache-Generated` in the `504`s this process's caches make: random
+    /// per process, so no origin can forge it.
+    static let generatedToken = UUID().uuidString
+
+    /// `seconds` rounded down, clamped to ±2^31 (RFC 9111 §1.2.2 caps delta-seconds there);
+    /// `0` when not finite. Never traps, whatever a stored time says.
+    static func wholeSeconds(_ seconds: Double) -> Int64 {
+        guard seconds.isFinite else { return 0 }
+        let limit = 2_147_483_648.0
+        return Int64(min(limit, max(-limit, seconds)).rounded(.down))
+    }
 }
 
 extension HTTPResponse {

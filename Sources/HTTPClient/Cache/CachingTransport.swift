@@ -38,8 +38,7 @@ public final class CachingTransport: ClientTransport {
     /// Background revalidations in flight, by entry ID: one per stored response.
     let revalidations = Locked<[String: Flight]>([:])
     /// The tasks that finish background revalidations, so callers can wait for them.
-    let backgroundTasks = Locked<[UInt64: Task<Void, Never>]>([:])
-    let taskCounter = Locked<UInt64>(0)
+    let backgroundTasks = BackgroundTasks()
 
     /// Creates a cache in front of `base`.
     /// - Parameters:
@@ -68,13 +67,20 @@ public final class CachingTransport: ClientTransport {
         try storage.removeAll(partition: partition)
     }
 
+    /// Drops every stored response but those of partition `kept`: at sign-out, every
+    /// partition the user's credentials made (with ``CachePartition/byAuthorization``, one
+    /// per token, so one per token rotation), which ``removeAll(partition:)`` with the last
+    /// token's partition would miss.
+    /// - Parameter kept: The partition to keep; `""` (requests without credentials, and
+    ///   every request with ``CachePartition/shared``) by default.
+    /// - Throws: ``ClientError/Code/cacheStorageFailed`` or the storage's own error.
+    public func removeAll(keepingPartition kept: String = "") throws {
+        try storage.removeAll(keepingPartition: kept)
+    }
+
     /// Returns once every background revalidation started so far has ended.
     public func backgroundRevalidationsFinished() async {
-        while true {
-            let tasks = backgroundTasks.withLock { Array($0.values) }
-            if tasks.isEmpty { return }
-            for task in tasks { await task.value }
-        }
+        await backgroundTasks.waitForAll()
     }
 
     /// Answers `request` from the cache, or sends it to ``base`` (validating a stored
@@ -101,11 +107,13 @@ public final class CachingTransport: ClientTransport {
         // The caller's own conditional requests, and requests with a body, pass through
         // (RFC 9111 §4.3.2 lets a cache answer them; leaving them to the origin is always right).
         if request.body != nil || HTTPFieldName.preconditions.contains(where: request.headerFields.contains) {
+            if exchange.onlyCache { return unavailable(exchange, reason: "the request is not answered from the cache") }
             return try await fetch(exchange, replacing: [], outcome: .bypass, forward: "request")
         }
         let stored = (try? storage.entries(for: exchange.key)) ?? []
         let matching = stored.filter { VaryRule.matches($0, outgoing.headerFields) }.sorted(by: Self.newerFirst)
         if policy == .reload {
+            if exchange.onlyCache { return unavailable(exchange, reason: "a reload with only-if-cached") }
             return try await fetch(exchange, replacing: matching, outcome: .miss, forward: "request")
         }
         guard let entry = matching.first else {
@@ -136,6 +144,7 @@ public final class CachingTransport: ClientTransport {
             return try await validate(entry, freshness: freshness, exchange, replacing: matching)
         }
         // The body was evicted between the lookup and now: as a miss.
+        if exchange.onlyCache { return unavailable(exchange, reason: "the stored body is gone") }
         return try await fetch(exchange, replacing: matching, outcome: .miss, forward: "miss")
     }
 
@@ -153,8 +162,10 @@ public final class CachingTransport: ClientTransport {
         return response
     }
 
+    /// Drops the stored responses of the target URI and of the same-origin `Location` and
+    /// `Content-Location` in every partition (RFC 9111 §4.4): what changed on the origin is
+    /// stale for every user, not only the one who changed it.
     private func invalidate(after request: HTTPRequest, response: HTTPResponse) {
-        let partition = configuration.partition.name(for: request)
         var targets = [request.url]
         for name in [HTTPFieldName.location, .contentLocation] {
             guard let value = response.headerFields[values: name].first,
@@ -164,9 +175,9 @@ public final class CachingTransport: ClientTransport {
             targets.append(url)
         }
         for url in targets {
-            let key = CacheKey(url: url, partition: partition)
-            guard let entries = try? storage.entries(for: key), !entries.isEmpty else { continue }
-            try? storage.remove(entries.map(\.id), for: key)
+            // Even with nothing stored: a response being stored now must not land after this.
+            guard let removed = try? storage.removeAll(uri: CacheKey(url: url, partition: "").uri), removed > 0
+            else { continue }
             statistics.withLock { $0.invalidations += 1 }
             configuration.observer?(CacheEvent(kind: .invalidated, url: url))
         }

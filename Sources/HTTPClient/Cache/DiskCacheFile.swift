@@ -60,9 +60,13 @@ enum DiskCacheFile {
             bodyLength = entry.bodyLength
         }
 
-        /// The entry, or `nil` when a field, the status or the URL is invalid.
+        /// The entry, or `nil` when a field, the status, the reason, a time or the body
+        /// length is invalid (a corrupt or foreign file must never reach arithmetic that traps).
         func entry(id: String) -> CacheEntry? {
-            guard let status = try? HTTPStatus(code: status, reasonPhrase: reason) else { return nil }
+            guard bodyLength >= 0, Self.isSane(requestTime), Self.isSane(responseTime),
+                !reason.unicodeScalars.contains(where: { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }),
+                let status = try? HTTPStatus(code: status, reasonPhrase: reason)
+            else { return nil }
             var headerFields = HTTPFields()
             for pair in fields {
                 guard pair.count == 2, let field = try? HTTPField(name: pair[0], value: pair[1]) else { return nil }
@@ -74,6 +78,11 @@ enum DiskCacheFile {
                 requestTime: Date(timeIntervalSince1970: requestTime),
                 responseTime: Date(timeIntervalSince1970: responseTime), varyValues: varyValues,
                 bodyLength: bodyLength)
+        }
+
+        /// Whether `time` (seconds since 1970) is finite and between 1970 and the year 10000.
+        static func isSane(_ time: Double) -> Bool {
+            time.isFinite && time >= 0 && time <= 253_402_300_800
         }
     }
 
@@ -116,7 +125,8 @@ enum DiskCacheFile {
         guard headLength <= headLimit, Int64(headLength) <= size - headerSize - trailerSize,
             let json = readBytes(descriptor, at: size - trailerSize - Int64(headLength), count: headLength),
             let record = try? JSONDecoder().decode(Record.self, from: json),
-            headerSize + record.bodyLength + Int64(headLength) + trailerSize == size,
+            // No addition that could overflow: the room left for the body is known.
+            record.bodyLength == size - headerSize - trailerSize - Int64(headLength),
             let entry = record.entry(id: id)
         else { return .failure(Corrupt(reason: "the head does not match the file")) }
         return .success(entry)

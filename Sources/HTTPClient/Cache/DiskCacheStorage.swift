@@ -31,7 +31,7 @@ import Darwin
 /// let cache = CachingTransport(wrapping: URLSessionTransport(), storage: storage)
 /// let client = Client(baseURL: baseURL, transport: cache)
 /// _ = try await client.send(.get("cache/60"))
-/// print(try DiskCacheStorage(directory: directory).count)  // 1: it survives the process
+/// print(storage.count)  // 1: a file, found by the storage made on the directory after a restart
 /// ```
 public final class DiskCacheStorage: CacheStorage {
     /// The directory of the entry files.
@@ -50,6 +50,7 @@ public final class DiskCacheStorage: CacheStorage {
         var byID: [String: Indexed] = [:]
         var order = LRUIndex<String>()
         var total: Int64 = 0
+        var removals = RemovalLog()
 
         mutating func add(_ id: String, key: CacheKey, size: Int64) {
             byID[id] = Indexed(key: key, size: size)
@@ -191,16 +192,32 @@ public final class DiskCacheStorage: CacheStorage {
     /// - Returns: The writer.
     /// - Throws: ``ClientError/Code/cacheStorageFailed`` when the file cannot be created.
     public func makeWriter(for entry: CacheEntry, replacing: [String]) throws -> any CacheBodyWriter {
+        // Read first: reading the directory deletes the temporary files a crash left.
+        let stamp = withIndex { $0.removals.now }
         let file = try PartialFile<ClientError>(
             destination: URL(fileURLWithPath: path(of: entry.id)), failure: Self.failure)
         try file.write(DiskCacheFile.header)
-        return DiskBodyWriter(file: file, entry: entry, limit: capacity) { [self] entry, size in
-            committed(entry, size: size, replacing: replacing)
+        return DiskBodyWriter(file: file, entry: entry, limit: capacity) { [self] entry, size, file in
+            try committed(entry, size: size, file: file, replacing: replacing, stamp: stamp)
         }
     }
 
-    private func committed(_ entry: CacheEntry, size: Int64, replacing: [String]) {
-        withIndex { state in
+    /// Renames the finished file into place and indexes it, under the index lock, unless its
+    /// key was removed since the writer was made (`stamp`): then the file is discarded.
+    private func committed(
+        _ entry: CacheEntry, size: Int64, file: PartialFile<ClientError>, replacing: [String], stamp: UInt64
+    ) throws {
+        try withIndex { state in
+            guard state.removals.isCurrent(entry.key, since: stamp) else {
+                file.discard()
+                throw ClientError(.cacheStorageFailed, "the entry's key was removed while its body was written")
+            }
+            do {
+                _ = try file.commit()
+            } catch {
+                file.discard()
+                throw error
+            }
             for id in replacing {
                 state.forget(id)
                 unlink(path(of: id))
@@ -214,6 +231,7 @@ public final class DiskCacheStorage: CacheStorage {
     /// - Parameter entry: The entry with its new head.
     /// - Throws: ``ClientError/Code/cacheStorageFailed`` when the file cannot be rewritten.
     public func update(_ entry: CacheEntry) throws {
+        guard withIndex({ $0.byID[entry.id] != nil }) else { return }
         let path = path(of: entry.id)
         guard case .success(let stored) = DiskCacheFile.read(path, id: entry.id),
             let source = DiskBodySource(path: path, length: stored.bodyLength)
@@ -231,11 +249,16 @@ public final class DiskCacheStorage: CacheStorage {
             try file.write(try source.read(at: offset, count: count))
             offset += Int64(count)
         }
-        try file.write(try DiskCacheFile.trailer(for: updated))
-        _ = try file.commit()
-        let size = DiskCacheFile.headerSize + stored.bodyLength + Int64(try DiskCacheFile.trailer(for: updated).count)
-        withIndex { state in
-            guard let indexed = state.byID[entry.id] else { return }
+        let trailer = try DiskCacheFile.trailer(for: updated)
+        try file.write(trailer)
+        let size = DiskCacheFile.headerSize + stored.bodyLength + Int64(trailer.count)
+        try withIndex { state in
+            // Renamed only while still indexed: an entry removed meanwhile stays removed.
+            guard let indexed = state.byID[entry.id] else {
+                file.discard()
+                return
+            }
+            _ = try file.commit()
             state.total += size - indexed.size
             state.byID[entry.id]?.size = size
             state.order.use(entry.id)
@@ -247,13 +270,49 @@ public final class DiskCacheStorage: CacheStorage {
     ///   - ids: The entries.
     ///   - key: Their key.
     public func remove(_ ids: [String], for key: CacheKey) {
-        for id in ids { drop(id) }
+        withIndex { state in
+            state.removals.removed(key)
+            for id in ids {
+                state.forget(id)
+                unlink(path(of: id))
+            }
+        }
+    }
+
+    /// Deletes every entry of `uri`, in every partition.
+    /// - Parameter uri: The request URI.
+    /// - Returns: How many entries were deleted.
+    @discardableResult
+    public func removeAll(uri: String) -> Int {
+        withIndex { state in
+            state.removals.removed(uri: uri)
+            let ids = state.byKey.filter { $0.key.uri == uri }.flatMap(\.value)
+            for id in ids {
+                state.forget(id)
+                unlink(path(of: id))
+            }
+            return ids.count
+        }
+    }
+
+    /// Deletes every entry of every partition but `kept`.
+    /// - Parameter kept: The partition to keep.
+    public func removeAll(keepingPartition kept: String) {
+        withIndex { state in
+            let ids = state.byID.filter { $0.value.key.partition != kept }
+            for partition in Set(ids.values.map(\.key.partition)) { state.removals.removed(partition: partition) }
+            for id in ids.keys {
+                state.forget(id)
+                unlink(path(of: id))
+            }
+        }
     }
 
     /// Deletes every entry of `partition`, or all.
     /// - Parameter partition: The partition, or `nil` for all.
     public func removeAll(partition: String?) {
         withIndex { state in
+            state.removals.removed(partition: partition)
             let ids = state.byID.filter { partition == nil || $0.value.key.partition == partition }.map(\.key)
             for id in ids {
                 state.forget(id)
@@ -286,11 +345,13 @@ final class DiskBodyWriter: CacheBodyWriter {
     private let state: Locked<State>
     private let entry: CacheEntry
     private let limit: Int64
-    private let committed: @Sendable (CacheEntry, Int64) -> Void
+    private let committed: @Sendable (CacheEntry, Int64, PartialFile<ClientError>) throws -> Void
 
+    /// - Parameter committed: Renames the file into place and indexes the entry, or discards
+    ///   the file and throws.
     init(
         file: PartialFile<ClientError>, entry: CacheEntry, limit: Int64,
-        committed: @escaping @Sendable (CacheEntry, Int64) -> Void
+        committed: @escaping @Sendable (CacheEntry, Int64, PartialFile<ClientError>) throws -> Void
     ) {
         state = Locked(State(file: file))
         self.entry = entry
@@ -318,24 +379,24 @@ final class DiskBodyWriter: CacheBodyWriter {
     }
 
     func commit() throws {
-        let (entry, size) = try state.withLock { state -> (CacheEntry, Int64) in
+        let (entry, size, file) = try state.withLock { state -> (CacheEntry, Int64, PartialFile<ClientError>) in
             guard let file = state.file else {
                 throw ClientError(.cacheStorageFailed, "the entry was discarded")
             }
             state.file = nil
             var entry = self.entry
             entry.bodyLength = state.written
-            let trailer = try DiskCacheFile.trailer(for: entry)
+            let trailer: Data
             do {
+                trailer = try DiskCacheFile.trailer(for: entry)
                 try file.write(trailer)
-                _ = try file.commit()
             } catch {
                 file.discard()
                 throw error
             }
-            return (entry, DiskCacheFile.headerSize + state.written + Int64(trailer.count))
+            return (entry, DiskCacheFile.headerSize + state.written + Int64(trailer.count), file)
         }
-        committed(entry, size)
+        try committed(entry, size, file)
     }
 
     func discard() {

@@ -26,6 +26,7 @@ public final class MemoryCacheStorage: CacheStorage {
         var byID: [String: Stored] = [:]
         var order = LRUIndex<String>()
         var total: Int64 = 0
+        var removals = RemovalLog()
 
         mutating func drop(_ id: String) {
             guard let stored = byID.removeValue(forKey: id) else { return }
@@ -77,15 +78,18 @@ public final class MemoryCacheStorage: CacheStorage {
     ///   - replacing: The entries it supersedes.
     /// - Returns: The writer.
     public func makeWriter(for entry: CacheEntry, replacing: [String]) -> any CacheBodyWriter {
-        MemoryBodyWriter(limit: capacity) { [self] body in
+        let stamp = state.withLock { $0.removals.now }
+        return MemoryBodyWriter(limit: capacity) { [self] body in
             var entry = entry
             entry.bodyLength = Int64(body.count)
-            insert(Stored(entry: entry, body: body), replacing: replacing)
+            insert(Stored(entry: entry, body: body), replacing: replacing, stamp: stamp)
         }
     }
 
-    private func insert(_ stored: Stored, replacing: [String]) {
+    /// Stores `stored`, unless its key was removed since the writer was made (`stamp`).
+    private func insert(_ stored: Stored, replacing: [String], stamp: UInt64) {
         state.withLock { state in
+            guard state.removals.isCurrent(stored.entry.key, since: stamp) else { return }
             for id in replacing { state.drop(id) }
             let cost = stored.entry.cost
             guard cost <= capacity else { return }
@@ -117,15 +121,46 @@ public final class MemoryCacheStorage: CacheStorage {
     ///   - ids: The entries.
     ///   - key: Their key.
     public func remove(_ ids: [String], for key: CacheKey) {
-        state.withLock { state in for id in ids { state.drop(id) } }
+        state.withLock { state in
+            state.removals.removed(key)
+            for id in ids { state.drop(id) }
+        }
+    }
+
+    /// Drops every entry of `uri`, in every partition.
+    /// - Parameter uri: The request URI.
+    /// - Returns: How many entries were dropped.
+    @discardableResult
+    public func removeAll(uri: String) -> Int {
+        state.withLock { state in
+            state.removals.removed(uri: uri)
+            let ids = state.byKey.filter { $0.key.uri == uri }.flatMap(\.value)
+            for id in ids { state.drop(id) }
+            return ids.count
+        }
+    }
+
+    /// Drops every entry of every partition but `kept`.
+    /// - Parameter kept: The partition to keep.
+    public func removeAll(keepingPartition kept: String) {
+        state.withLock { state in
+            let partitions = Set(state.byKey.keys.map(\.partition)).subtracting([kept])
+            for partition in partitions { state.removals.removed(partition: partition) }
+            for (key, ids) in state.byKey where key.partition != kept {
+                for id in ids { state.drop(id) }
+            }
+        }
     }
 
     /// Drops every entry of `partition`, or all.
     /// - Parameter partition: The partition, or `nil` for all.
     public func removeAll(partition: String?) {
         state.withLock { state in
+            state.removals.removed(partition: partition)
             guard let partition else {
+                let removals = state.removals
                 state = State()
+                state.removals = removals
                 return
             }
             for (key, ids) in state.byKey where key.partition == partition {

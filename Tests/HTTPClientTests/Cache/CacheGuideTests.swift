@@ -91,12 +91,15 @@ struct CacheGuideTests {
         defer { try? FileManager.default.removeItem(at: used) }
 
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("heron-guide-cache")
-        let storage = try DiskCacheStorage(directory: directory, capacity: 50 * 1024 * 1024)
-        let cache = CachingTransport(wrapping: URLSessionTransport(), storage: storage)
-        let client = Client(baseURL: baseURL, transport: cache)
-        _ = try await client.send(.get("cache/60"))
-        let reopened = try DiskCacheStorage(directory: directory)  // as after a restart
-        let later = Client(baseURL: baseURL, transport: CachingTransport(wrapping: cache.base, storage: reopened))
+        do {
+            let storage = try DiskCacheStorage(directory: directory, capacity: 50 * 1024 * 1024)
+            let cache = CachingTransport(wrapping: URLSessionTransport(), storage: storage)
+            _ = try await Client(baseURL: baseURL, transport: cache).send(.get("cache/60"))
+        }
+        // As after a restart: the first storage is gone (two storages never share a directory).
+        let reopened = try DiskCacheStorage(directory: directory)
+        let later = Client(
+            baseURL: baseURL, transport: CachingTransport(wrapping: URLSessionTransport(), storage: reopened))
         print(try await later.send(.get("cache/60")).cacheOutcome == .hit)  // true: kept on disk
 
         #expect(printed == ["true"])

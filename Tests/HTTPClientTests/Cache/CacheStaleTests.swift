@@ -48,6 +48,37 @@ struct CacheStaleTests {
         #expect(fresh.cacheOutcome == .hit && fresh.text == "v2")
     }
 
+    @Test(
+        "background revalidations that end at once are all waited for and none is left behind",
+        .timeLimit(.minutes(1)))
+    func backgroundRevalidationsEnd() async throws {
+        let clock = ManualClock()
+        let origin = ScriptedOrigin { request, _ in
+            ScriptedOrigin.response(
+                .ok, ["Cache-Control": "max-age=1, stale-while-revalidate=600"], body: request.url.path,
+                date: clock.now)
+        }
+        let (client, cache) = makeClient(origin, clock: clock)
+        for round in 0..<50 {
+            _ = try await client.send(.get("r\(round)"))
+            clock.advance(2)
+            #expect(try await client.send(.get("r\(round)")).cacheOutcome == .staleWhileRevalidate)
+        }
+        await cache.backgroundRevalidationsFinished()
+        #expect(cache.backgroundTasks.count == 0)
+        #expect(origin.count == 100)
+    }
+
+    @Test("a background task that ends before start returns is still removed and waited for")
+    func backgroundTasksRegisterFirst() async {
+        let tasks = BackgroundTasks()
+        let runs = Locked(0)
+        for _ in 0..<200 { tasks.start { runs.withLock { $0 += 1 } } }
+        await tasks.waitForAll()
+        #expect(tasks.count == 0)
+        #expect(runs.withLock { $0 } == 200)
+    }
+
     @Test("past the stale-while-revalidate window the request waits for validation")
     func staleWhileRevalidateWindow() async throws {
         let clock = ManualClock()
@@ -139,6 +170,46 @@ struct CacheStaleTests {
         #expect(try await client.send(.get("b").cachePolicy(.cacheOnly)).status == .gatewayTimeout)
     }
 
+    @Test(
+        "only-if-cached and .cacheOnly never reach the network: not for a body, a precondition or a reload",
+        arguments: ["body", "If-Match", "If-Unmodified-Since", "If-None-Match", "reload"])
+    func onlyCacheNeverSends(_ variant: String) async throws {
+        let clock = ManualClock()
+        let origin = ScriptedOrigin { _, _ in ScriptedOrigin.response(.ok, ["Cache-Control": "max-age=60"]) }
+        let (client, _) = makeClient(origin, clock: clock)
+        var request = HTTPRequest.get("a").header(.cacheControl, "only-if-cached")
+        switch variant {
+        case "body": request.body = HTTPBody("query")
+        case "reload": request = request.cachePolicy(.reload)
+        default: request = request.header(variant, "\"e\"")
+        }
+        let response = try await client.send(request)
+        #expect(response.status == .gatewayTimeout)
+        #expect(origin.count == 0)
+        #expect(
+            try await client.send(HTTPRequest.get("a").cachePolicy(.cacheOnly).header("If-Match", "*")).status
+                == .gatewayTimeout)
+        #expect(origin.count == 0)
+    }
+
+    @Test("only-if-cached answers 504 when the stored body vanished between the lookup and the serving")
+    func onlyCacheBodyGone() async throws {
+        let clock = ManualClock()
+        let origin = ScriptedOrigin { _, _ in
+            ScriptedOrigin.response(.ok, ["Cache-Control": "max-age=60"], body: "x", date: clock.now)
+        }
+        var configuration = CacheConfiguration()
+        configuration.clock = clock.cacheClock
+        let client = Client(
+            baseURL: base,
+            transport: CachingTransport(wrapping: origin, storage: BodylessStorage(), configuration: configuration),
+            retry: .none)
+        _ = try await client.send(.get("a"))
+        let response = try await client.send(.get("a").cachePolicy(.cacheOnly))
+        #expect(response.status == .gatewayTimeout)
+        #expect(origin.count == 1)
+    }
+
     @Test("the cache's own 504 is returned as it is, not retried by the default retry policies")
     func generatedGatewayTimeoutIsNotRetried() async throws {
         let origin = ScriptedOrigin { _, _ in ScriptedOrigin.response(.ok) }
@@ -147,6 +218,80 @@ struct CacheStaleTests {
         #expect(response.status == .gatewayTimeout)
         #expect(response.metrics.attempts.count == 1)
         #expect(origin.count == 0)
+    }
+
+    @Test(
+        "an origin's Cache-Status member named like the cache neither crashes nor speaks for it",
+        arguments: ["Heron; ", "Heron;;=1; =; hit", "Heron; hit", "\"Heron\"; detail=unavailable, Other; hit"])
+    func originCacheStatus(_ value: String) async throws {
+        let clock = ManualClock()
+        let origin = ScriptedOrigin { _, _ in
+            ScriptedOrigin.response(.ok, ["Cache-Control": "no-store", "Cache-Status": value], date: clock.now)
+        }
+        let (client, _) = makeClient(origin, clock: clock)
+        let response = try await client.send(.get("a"))
+        #expect(response.cacheOutcome == .miss)
+        let ours = CacheStatusValue.members(in: response.headerFields).filter { $0.name == "Heron" }
+        #expect(ours.count == 1)
+        #expect(CacheStatusValue.members(in: response.headerFields).last?.name == "Heron")
+    }
+
+    @Test("Cache-Status parsing: the last member of the name wins; empty parameters and quoted commas do not break it")
+    func cacheStatusParsing() throws {
+        let pairs: KeyValuePairs<String, String> = [
+            "Cache-Status": "Heron; hit, Edge; detail=\"a, b; c\"",
+            "Cache-Status": "Heron; fwd=uri-miss; ; =; fwd-status=200",
+        ]
+        let fields = try HTTPFields(pairs)
+        let empty: KeyValuePairs<String, String> = ["Cache-Status": "Heron; "]
+        let noName: KeyValuePairs<String, String> = ["Cache-Status": ",;,"]
+        #expect(CacheStatusValue.outcome(in: fields, name: "Heron") == .miss)
+        #expect(CacheStatusValue.outcome(in: fields, name: "Edge") == CacheOutcome("a, b; c"))
+        #expect(CacheStatusValue.outcome(in: try HTTPFields(empty), name: "Heron") == .miss)
+        #expect(CacheStatusValue.outcome(in: try HTTPFields(noName), name: "Heron") == nil)
+    }
+
+    @Test("an origin's 504 that claims to be the cache's own is still retried")
+    func forgedGeneratedGatewayTimeoutIsRetried() async throws {
+        let origin = ScriptedOrigin { _, number in
+            if number == 1 {
+                return ScriptedOrigin.response(
+                    .gatewayTimeout,
+                    ["Cache-Status": "Heron; fwd=miss; detail=unavailable", "Cache-Control": "no-store"])
+            }
+            return ScriptedOrigin.response(.ok, ["Cache-Control": "no-store"], body: "second")
+        }
+        let client = Client(
+            baseURL: base, transport: origin, retry: [.status([504], max: 1), .backoff(.constant(0), jitter: .none)])
+        let response = try await client.send(.get("a"))
+        #expect(response.status == .ok && response.text == "second")
+        #expect(origin.count == 2)
+    }
+
+    @Test("a validation that failed on the network gives a 504 the retry policies still retry")
+    func failedValidationIsRetried() async throws {
+        let clock = ManualClock()
+        let origin = ScriptedOrigin { request, number in
+            switch number {
+            case 1:
+                return ScriptedOrigin.response(
+                    .ok, ["Cache-Control": "no-cache", "ETag": "\"e\""], body: "stored", date: clock.now)
+            case 2: throw ClientError(.connectionLost, "reset", request: request)
+            default:
+                #expect(request.headerFields[.ifNoneMatch] == "\"e\"")
+                return ScriptedOrigin.response(.notModified, ["ETag": "\"e\""], date: clock.now)
+            }
+        }
+        var configuration = CacheConfiguration()
+        configuration.clock = clock.cacheClock
+        let client = Client(
+            baseURL: base, transport: CachingTransport(wrapping: origin, configuration: configuration),
+            retry: [.status([504], max: 1), .backoff(.constant(0), jitter: .none)])
+        _ = try await client.send(.get("a"))
+        let response = try await client.send(.get("a"))
+        #expect(response.status == .ok && response.text == "stored")
+        #expect(response.cacheOutcome == .revalidated)
+        #expect(origin.count == 3)
     }
 
     @Test("request directives: max-age, min-fresh and max-stale bound what is served (RFC 9111 §5.2.1)")
@@ -247,4 +392,18 @@ struct CacheStaleTests {
         }
         #expect(origin.count == 1)
     }
+}
+
+/// A storage whose bodies are always gone, as if evicted right after each lookup.
+final class BodylessStorage: CacheStorage {
+    let base = MemoryCacheStorage()
+
+    func entries(for key: CacheKey) throws -> [CacheEntry] { base.entries(for: key) }
+    func body(of entry: CacheEntry) throws -> HTTPBody? { nil }
+    func makeWriter(for entry: CacheEntry, replacing: [String]) throws -> any CacheBodyWriter {
+        base.makeWriter(for: entry, replacing: replacing)
+    }
+    func update(_ entry: CacheEntry) throws { base.update(entry) }
+    func remove(_ ids: [String], for key: CacheKey) throws { base.remove(ids, for: key) }
+    func removeAll(partition: String?) throws { base.removeAll(partition: partition) }
 }

@@ -201,6 +201,115 @@ struct CachingTransportTests {
         #expect(cache.counters.invalidations == 2)
     }
 
+    @Test("a POST by one user invalidates the URI and its Location in every partition (RFC 9111 §4.4)")
+    func invalidationReachesEveryPartition() async throws {
+        let clock = ManualClock()
+        let origin = ScriptedOrigin { request, _ in
+            if request.method == .post {
+                return ScriptedOrigin.response(.created, ["Content-Location": "/other"], date: clock.now)
+            }
+            return ScriptedOrigin.response(.ok, ["Cache-Control": "private, max-age=60"], date: clock.now)
+        }
+        let (client, cache) = makeClient(origin, clock: clock)
+        for user in ["Bearer ada", "Bearer bob"] {
+            for path in ["items", "other", "kept"] {
+                _ = try await client.send(.get(path).header(.authorization, user))
+            }
+        }
+        _ = try await client.send(.post("items").header(.authorization, "Bearer ada"))
+        for user in ["Bearer ada", "Bearer bob"] {
+            #expect(try await client.send(.get("items").header(.authorization, user)).cacheOutcome == .miss)
+            #expect(try await client.send(.get("other").header(.authorization, user)).cacheOutcome == .miss)
+            #expect(try await client.send(.get("kept").header(.authorization, user)).cacheOutcome == .hit)
+        }
+        #expect(cache.counters.invalidations == 2)
+    }
+
+    @Test("at sign-out, removeAll(keepingPartition:) drops the partitions of every token a user had")
+    func signOutAfterTokenRotation() async throws {
+        let clock = ManualClock()
+        let origin = ScriptedOrigin { _, _ in
+            ScriptedOrigin.response(.ok, ["Cache-Control": "private, max-age=600"], date: clock.now)
+        }
+        let (client, cache) = makeClient(origin, clock: clock)
+        for token in ["Bearer t1", "Bearer t2", "Bearer t3"] {
+            _ = try await client.send(.get("me").header(.authorization, token))
+        }
+        _ = try await client.send(.get("public"))
+        try cache.removeAll(keepingPartition: "")
+        for token in ["Bearer t1", "Bearer t2", "Bearer t3"] {
+            #expect(try await client.send(.get("me").header(.authorization, token)).cacheOutcome == .miss)
+        }
+        #expect(try await client.send(.get("public")).cacheOutcome == .hit)
+    }
+
+    @Test(
+        "a GET with a body, If-Match, If-Unmodified-Since or If-Range is not stored for later plain GETs",
+        arguments: ["body", "If-Match", "If-Unmodified-Since", "If-Range"])
+    func conditionalNotStored(_ variant: String) async throws {
+        let clock = ManualClock()
+        let origin = ScriptedOrigin { _, number in
+            ScriptedOrigin.response(
+                .ok, ["Cache-Control": "max-age=60", "ETag": "\"e\""], body: "v\(number)", date: clock.now)
+        }
+        let (client, cache) = makeClient(origin, clock: clock)
+        var request = HTTPRequest.get("a")
+        if variant == "body" {
+            request.body = HTTPBody("{\"filter\": 1}")
+        } else {
+            request = request.header(variant, "\"e\"")
+        }
+        #expect(try await client.send(request).text == "v1")
+        let plain = try await client.send(.get("a"))
+        #expect(plain.text == "v2")
+        #expect(plain.cacheOutcome == .miss)
+        #expect(cache.counters.stores == 1)
+    }
+
+    @Test("a 304 without Date dates the freshened response when received (RFC 9110 §6.6.1)")
+    func notModifiedWithoutDate() async throws {
+        let clock = ManualClock()
+        let origin = ScriptedOrigin { _, number in
+            if number == 1 {
+                return ScriptedOrigin.response(
+                    .ok, ["Cache-Control": "max-age=10", "ETag": "\"e\""], body: "kept", date: clock.now)
+            }
+            return ScriptedOrigin.response(.notModified, ["Cache-Control": "max-age=10", "ETag": "\"e\""])
+        }
+        let (client, _) = makeClient(origin, clock: clock)
+        _ = try await client.send(.get("a"))
+        clock.advance(20)
+        let validated = try await client.send(.get("a"))
+        #expect(validated.cacheOutcome == .revalidated)
+        #expect(validated.headerFields[.date] == HTTPDate.format(clock.now))
+        clock.advance(5)
+        let hit = try await client.send(.get("a"))
+        #expect(hit.cacheOutcome == .hit && hit.text == "kept")
+        #expect(origin.count == 2)
+    }
+
+    @Test("a redirect whose body is shorter than its Content-Length is passed on but not stored")
+    func shortRedirectBodyNotStored() async throws {
+        let clock = ManualClock()
+        let origin = ScriptedOrigin { _, _ in
+            var response = ScriptedOrigin.response(
+                .movedPermanently, ["Cache-Control": "max-age=600", "Location": "/b", "Content-Length": "10"],
+                date: clock.now)
+            // The body stream ends whole at its own length, 5 bytes short of Content-Length.
+            response.body = HTTPBody(Data("moved".utf8))
+            return response
+        }
+        var configuration = CacheConfiguration()
+        configuration.clock = clock.cacheClock
+        let cache = CachingTransport(wrapping: origin, configuration: configuration)
+        let request = HTTPRequest(method: .get, url: URL(string: "https://api.example.com/a")!)
+        let first = try await cache.send(request, options: TransportOptions())
+        #expect(first.head.status.code == 301)
+        _ = try await cache.send(request, options: TransportOptions())
+        #expect(origin.count == 2)
+        #expect(cache.counters.stores == 0)
+    }
+
     @Test("a HEAD is answered from a stored GET, without a body")
     func headFromGet() async throws {
         let clock = ManualClock()

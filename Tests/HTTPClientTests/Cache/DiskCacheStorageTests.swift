@@ -74,6 +74,64 @@ struct DiskCacheStorageTests {
         #expect(try await fresh.send(.get("a")).cacheOutcome == .miss)
     }
 
+    /// Rewrites the head of the entry file at `url` after `change`, keeping its body.
+    func rewriteRecord(_ url: URL, _ change: (inout DiskCacheFile.Record) -> Void) throws {
+        let data = try Data(contentsOf: url)
+        let headLength = Int(data.suffix(12).prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+        let jsonStart = data.count - 12 - headLength
+        var record = try JSONDecoder().decode(
+            DiskCacheFile.Record.self, from: data.subdata(in: jsonStart..<(data.count - 12)))
+        change(&record)
+        var json = try JSONEncoder().encode(record)
+        withUnsafeBytes(of: UInt32(json.count).bigEndian) { json.append(contentsOf: $0) }
+        json.append(contentsOf: DiskCacheFile.trailerMagic)
+        try (data.prefix(jsonStart) + json).write(to: url)
+    }
+
+    @Test(
+        "a hand-made head with an impossible body length, a time out of range or a control character is dropped, never a trap",
+        arguments: ["bodyLength", "requestTime", "responseTime", "reason"])
+    func craftedHeads(_ field: String) async throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let clock = ManualClock()
+        let origin = ScriptedOrigin { _, _ in
+            ScriptedOrigin.response(.ok, ["Cache-Control": "max-age=60"], body: "stored", date: clock.now)
+        }
+        _ = try await makeClient(origin, try DiskCacheStorage(directory: directory), clock: clock).send(.get("a"))
+        let file = directory.appendingPathComponent(try entryFiles(directory)[0])
+        try rewriteRecord(file) { record in
+            switch field {
+            case "bodyLength": record.bodyLength = .max
+            case "requestTime": record.requestTime = -1e300
+            case "responseTime": record.responseTime = -1e300
+            default: record.reason = "OK\r\nX-Injected: 1"
+            }
+        }
+        let storage = try DiskCacheStorage(directory: directory)
+        #expect(storage.count == 0)
+        let response = try await makeClient(origin, storage, clock: clock).send(.get("a"))
+        #expect(response.cacheOutcome == .miss)
+        #expect(origin.count == 2)
+    }
+
+    @Test("an age or lifetime too large for Int64 is clamped in Age and ttl, never a trap")
+    func hugeAgeIsClamped() async throws {
+        let clock = ManualClock()
+        let origin = ScriptedOrigin { _, _ in
+            ScriptedOrigin.response(.ok, ["Cache-Control": "max-stale, max-age=60"], body: "x", date: clock.now)
+        }
+        let storage = MemoryCacheStorage()
+        let client = makeClient(origin, storage, clock: clock)
+        _ = try await client.send(.get("a"))
+        clock.advance(1e30)
+        var request = HTTPRequest.get("a")
+        request.headerFields.append(try HTTPField(name: .cacheControl, value: "max-stale"))
+        let stale = try await client.send(request)
+        #expect(stale.cacheOutcome == .hit)
+        #expect(stale.headerFields[.age] == "2147483648")
+    }
+
     @Test("past the capacity the least recently used entry is evicted")
     func eviction() async throws {
         let directory = temporaryDirectory()
