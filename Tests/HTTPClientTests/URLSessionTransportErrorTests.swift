@@ -32,10 +32,10 @@ struct URLSessionTransportErrorTests {
         #expect((error?.underlying as? URLError)?.code == .cannotConnectToHost)
     }
 
-    /// httpbin's `/delay/3` answers after 3 s: with a 1 s idle timeout the request fails.
+    /// The fault server's `/delay` answers after 4 s: with a 1 s idle timeout the request fails.
     @Test func idleTimeoutPastIsTimedOut() async throws {
         let error = await failure(
-            try TransportFixture.request(.get, TransportFixture.httpbin("/delay/3")),
+            try TransportFixture.request(.get, TransportFixture.fault("/delay?seconds=4")),
             options: TransportOptions(idleTimeout: .seconds(1)))
         #expect(error?.code == .timedOut)
         #expect((error?.underlying as? URLError)?.code == .timedOut)

@@ -65,13 +65,15 @@ struct TransportContractErrorTests {
         #expect(error?.code == .cannotConnect, "got \(String(describing: error))")
     }
 
-    /// httpbin's `/delay/3` answers after 3 s: with a 1 s idle timeout the request fails. On a
-    /// transport of its own: URLSession on Linux shared with many concurrent calls was seen to
-    /// let the idle time pass unnoticed.
+    /// The fault server's `/delay` answers after 4 s: with a 1 s idle timeout the request
+    /// fails. The fault server gives each connection a thread of its own, so the request is
+    /// read at once even while the suite keeps httpbin busy (behind a busy httpbin, URLSession on
+    /// Linux let the idle time pass unnoticed); a transport of its own, so no other test's
+    /// connection is in the way.
     @Test(arguments: ContractTransports.all)
     func idleTimeoutPastIsTimedOut(_ subject: any ContractTransport) async throws {
         let error = await failure(
-            subject, try TransportFixture.request(.get, TransportFixture.httpbin("/delay/3")),
+            subject, try TransportFixture.request(.get, TransportFixture.fault("/delay?seconds=4")),
             options: TransportOptions(idleTimeout: .seconds(1)), fresh: true)
         #expect(error?.code == .timedOut, "got \(String(describing: error))")
     }
