@@ -136,7 +136,9 @@ public final class CachingTransport: ClientTransport {
             if let response = serve(entry, freshness: freshness, exchange, outcome: .hit) { return response }
         case .serveWhileRevalidating:
             if let response = serve(entry, freshness: freshness, exchange, outcome: .staleWhileRevalidate) {
-                revalidateInBackground(entry, exchange, replacing: matching)
+                // only-if-cached / .cacheOnly: the caller wants no request to the origin, not
+                // even one in the background (RFC 9111 §5.2.1.7); a later call revalidates.
+                if !exchange.onlyCache { revalidateInBackground(entry, exchange, replacing: matching) }
                 return response
             }
         case .validate:

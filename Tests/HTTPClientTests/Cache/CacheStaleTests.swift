@@ -48,6 +48,32 @@ struct CacheStaleTests {
         #expect(fresh.cacheOutcome == .hit && fresh.text == "v2")
     }
 
+    @Test("only-if-cached and .cacheOnly serve within stale-while-revalidate without a background request")
+    func onlyCacheStartsNoBackgroundRevalidation() async throws {
+        let clock = ManualClock()
+        let origin = ScriptedOrigin { _, number in
+            ScriptedOrigin.response(
+                .ok, ["Cache-Control": "max-age=1, stale-while-revalidate=60"], body: "v\(number)", date: clock.now)
+        }
+        let (client, cache) = makeClient(origin, clock: clock)
+        _ = try await client.send(.get("a"))
+        clock.advance(5)
+        var onlyIfCached = HTTPRequest.get("a")
+        try onlyIfCached.headerFields.set(.cacheControl, "only-if-cached")
+        let first = try await client.send(onlyIfCached)
+        let second = try await client.send(.get("a").cachePolicy(.cacheOnly))
+        await cache.backgroundRevalidationsFinished()
+
+        #expect(first.cacheOutcome == .staleWhileRevalidate && first.text == "v1")
+        // .cacheOnly serves what is stored as it is, stale or not (a hit), and never revalidates.
+        #expect(second.cacheOutcome == .hit && second.text == "v1")
+        #expect(origin.count == 1)
+        // A plain call in the window still revalidates in the background.
+        _ = try await client.send(.get("a"))
+        await cache.backgroundRevalidationsFinished()
+        #expect(origin.count == 2)
+    }
+
     @Test(
         "background revalidations that end at once are all waited for and none is left behind",
         .timeLimit(.minutes(1)))
