@@ -51,7 +51,7 @@ func show(_ value: Double) -> String { String(format: "%.2f µs", value) }
 
 // MARK: (1) a fresh hit through the client against a loopback request
 
-if let origin = CacheOrigin() {
+if let origin = LoopbackServer() {
     defer { origin.stop() }
     let network = URLSessionTransport()
     let cached = Client(baseURL: origin.baseURL, transport: CachingTransport(wrapping: network), retry: .none)

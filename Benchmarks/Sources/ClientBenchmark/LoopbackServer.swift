@@ -4,8 +4,9 @@ import Foundation
 import Glibc
 #endif
 
-/// A loopback nginx started for the benchmark: `GET /small` answers 2 bytes and
-/// `POST /upload` reads and discards any body (chunked or not) and answers 2 bytes.
+/// A loopback nginx started for the benchmark: `GET /small` answers 2 bytes,
+/// `POST /upload` reads and discards any body (chunked or not) and answers 2 bytes, and
+/// `GET /cached` answers 2 bytes with `Cache-Control: max-age=3600` (the cache benchmark's).
 ///
 /// nginx is far faster than httpbin, so the client, not the server, is what is measured.
 /// Install it with `apt-get install -y nginx`; without it the benchmark falls back to
@@ -45,6 +46,7 @@ final class LoopbackServer {
                     default_type text/plain;
                     location = /small { return 200 "ok"; }
                     location = /upload { return 200 "ok"; }
+                    location = /cached { add_header Cache-Control "max-age=3600"; return 200 "ok"; }
                 }
             }
             """
