@@ -30,6 +30,15 @@ struct GuideSnippetTests {
     @Test("client guide: deadlines, idempotency keys, limits and coalescing")
     func deadlinesAndLimits() async throws {
         let baseURL = try TestServers.httpbin()
+        // Up to three tries: on a starved 2-core suite httpbin was seen to answer the first POST
+        // after more than the example's 10 s deadline. Every try must end in the timeout.
+        var printed = await Self.deadlinesExample(baseURL)
+        for _ in 2...3 where printed != ["true"] { printed = await Self.deadlinesExample(baseURL) }
+        #expect(printed == ["true"])
+    }
+
+    /// The guide's example, run once; what it printed.
+    private static func deadlinesExample(_ baseURL: URL) async -> [String] {
         var printed: [String] = []
         func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
 
@@ -44,8 +53,10 @@ struct GuideSnippetTests {
             Issue.record("no timeout: \(quick.status)")
         } catch let error as ClientError {
             #expect(error.code == .timedOut)
+        } catch {
+            Issue.record("unexpected error: \(error)")
         }
-        #expect(printed == ["true"])
+        return printed
     }
 
     @Test("transports guide: using the transport directly")
