@@ -1,0 +1,1 @@
+../ClientBenchmark/BenchmarkedClient.swift
