@@ -5,20 +5,8 @@ import Testing
 @testable import HTTPClient
 
 @Suite("CachingTransport: stale responses, policies and outcomes")
-struct CacheStaleTests {
+struct CacheStaleTests: CachingClientSuite {
     let base = URL(string: "https://api.example.com")!
-
-    func makeClient(
-        _ origin: ScriptedOrigin, clock: ManualClock, configure: (inout CacheConfiguration) -> Void = { _ in }
-    )
-        -> (Client, CachingTransport)
-    {
-        var configuration = CacheConfiguration()
-        configuration.clock = clock.cacheClock
-        configure(&configuration)
-        let cache = CachingTransport(wrapping: origin, configuration: configuration)
-        return (Client(baseURL: base, transport: cache, retry: .none), cache)
-    }
 
     @Test("stale-while-revalidate serves stale at once and sends one background revalidation for many callers")
     func staleWhileRevalidate() async throws {

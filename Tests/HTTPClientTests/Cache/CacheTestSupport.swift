@@ -56,3 +56,24 @@ final class ScriptedOrigin: ClientTransport {
 extension ClientResponse<Data> {
     var text: String { String(decoding: body, as: UTF8.self) }
 }
+
+/// A suite whose calls go to `base` through a `CachingTransport` over a scripted origin.
+protocol CachingClientSuite {
+    /// Where the suite's requests go.
+    var base: URL { get }
+}
+
+extension CachingClientSuite {
+    /// A client over a memory cache of `origin` on `clock`, without retries, and the cache.
+    func makeClient(
+        _ origin: ScriptedOrigin, clock: ManualClock, configure: (inout CacheConfiguration) -> Void = { _ in }
+    )
+        -> (Client, CachingTransport)
+    {
+        var configuration = CacheConfiguration()
+        configuration.clock = clock.cacheClock
+        configure(&configuration)
+        let cache = CachingTransport(wrapping: origin, configuration: configuration)
+        return (Client(baseURL: base, transport: cache, retry: .none), cache)
+    }
+}

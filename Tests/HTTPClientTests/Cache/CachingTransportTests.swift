@@ -5,20 +5,8 @@ import Testing
 @testable import HTTPClient
 
 @Suite("CachingTransport: storing, freshness and validation")
-struct CachingTransportTests {
+struct CachingTransportTests: CachingClientSuite {
     let base = URL(string: "https://api.example.com")!
-
-    func makeClient(
-        _ origin: ScriptedOrigin, clock: ManualClock, configure: (inout CacheConfiguration) -> Void = { _ in }
-    )
-        -> (Client, CachingTransport)
-    {
-        var configuration = CacheConfiguration()
-        configuration.clock = clock.cacheClock
-        configure(&configuration)
-        let cache = CachingTransport(wrapping: origin, configuration: configuration)
-        return (Client(baseURL: base, transport: cache, retry: .none), cache)
-    }
 
     @Test("a fresh response is served from the cache with an Age that grows with the clock")
     func freshHit() async throws {
