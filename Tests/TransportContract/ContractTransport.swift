@@ -18,11 +18,6 @@ protocol ContractTransport: Sendable, CustomTestStringConvertible {
     var shared: any ClientTransport { get }
     /// A fresh transport of default settings, for tests that count its transfers.
     func make() -> any ClientTransport
-    /// The transport for a test whose server sends more bytes than the response declares:
-    /// one whose connections no other test uses when its pool could hand that connection,
-    /// excess and all, to a request already waiting for one (AsyncHTTPClient's pool can, in
-    /// the moment before it reads the excess and closes the connection); ``shared`` otherwise.
-    var forServersThatOverrun: any ClientTransport { get }
     /// How many transfers of `transport` (made by ``make()``) have not ended: 0 once
     /// cancelled or finished work has really stopped.
     func activeTransfers(on transport: any ClientTransport) -> Int

@@ -103,7 +103,7 @@ struct TransportContractErrorTests {
         arguments: ContractTransports.all)
     func overlongBodyIsCut(_ subject: any ContractTransport) async throws {
         let client = Client(
-            baseURL: try TransportFixture.fault(""), transport: subject.forServersThatOverrun, retry: .none)
+            baseURL: try TransportFixture.fault(""), transport: subject.shared, retry: .none)
         let response = try await client.send(.get("overlong?declared=10&send=100000"))
         #expect(response.body == Data((0..<10).map { UInt8($0) }))
         // The excess was not read as the next response (the server announced the close): the

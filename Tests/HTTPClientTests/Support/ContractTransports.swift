@@ -8,7 +8,6 @@ struct URLSessionContract: ContractTransport {
     var name: String { "URLSessionTransport" }
     var shared: any ClientTransport { TransportFixture.transport }
     func make() -> any ClientTransport { URLSessionTransport() }
-    var forServersThatOverrun: any ClientTransport { shared }
     func activeTransfers(on transport: any ClientTransport) -> Int {
         (transport as? URLSessionTransport)?.delegate.activeTransferCount ?? -1
     }

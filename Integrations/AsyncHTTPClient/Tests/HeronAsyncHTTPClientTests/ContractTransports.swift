@@ -19,9 +19,6 @@ struct AsyncHTTPClientContract: ContractTransport {
     var name: String { "AsyncHTTPClientTransport" }
     var shared: any ClientTransport { Self.transport }
     func make() -> any ClientTransport { AsyncHTTPClientTransport(client: sharedHTTPClient) }
-    /// A transport with an `HTTPClient` (a connection pool) of its own, shut down when the
-    /// transport is released.
-    var forServersThatOverrun: any ClientTransport { AsyncHTTPClientTransport() }
     func activeTransfers(on transport: any ClientTransport) -> Int {
         (transport as? AsyncHTTPClientTransport)?.transfers.value ?? -1
     }
@@ -38,7 +35,6 @@ struct URLSessionContract: ContractTransport {
     var name: String { "URLSessionTransport" }
     var shared: any ClientTransport { Self.transport }
     func make() -> any ClientTransport { URLSessionTransport() }
-    var forServersThatOverrun: any ClientTransport { shared }
     func activeTransfers(on transport: any ClientTransport) -> Int {
         (transport as? URLSessionTransport)?.delegate.activeTransferCount ?? -1
     }
