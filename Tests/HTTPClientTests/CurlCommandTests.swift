@@ -1,5 +1,6 @@
 import Foundation
 import HTTPCore
+import TestSupport
 import Testing
 
 @testable import HTTPClient
@@ -8,20 +9,13 @@ import Testing
 struct CurlCommandTests {
     /// Runs `command` in /bin/sh with `curl` replaced by a function that prints each
     /// argument NUL-terminated, then the bytes it read from standard input after `--stdin--`.
-    func shellArguments(_ command: String) throws -> (arguments: [String], stdin: Data) {
+    /// The shell runs off the cooperative pool (see ``ExternalProcess``).
+    func shellArguments(_ command: String) async throws -> (arguments: [String], stdin: Data) {
         let script = """
             curl() { for a in "$@"; do printf '%s\\0' "$a"; done; printf -- '--stdin--'; case "$*" in *@-*) cat;; esac; }
             \(command)
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", script]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let data = try await ExternalProcess.run("/bin/sh", ["-c", script]).standardOutput
         let marker = Data("--stdin--".utf8)
         let split = try #require(data.range(of: marker))
         let arguments = data[..<split.lowerBound].split(separator: 0, omittingEmptySubsequences: false).dropLast()
@@ -36,12 +30,12 @@ struct CurlCommandTests {
     }
 
     @Test("hostile field values and bodies survive a real shell unchanged")
-    func shellSafety() throws {
+    func shellSafety() async throws {
         let evil = #"it's $(rm -rf /) `id` "q" \ ; & | > $HOME"#
         var request = HTTPRequest(method: .post, url: URL(string: "https://example.com/x?q=a'b")!)
         try request.headerFields.append(name: try HTTPFieldName("X-Evil"), value: evil)
         request.body = HTTPBody(evil + "\nsecond line")
-        let (arguments, _) = try shellArguments(request.curlCommand())
+        let (arguments, _) = try await shellArguments(request.curlCommand())
         #expect(
             arguments == [
                 "-X", "POST", "https://example.com/x?q=a'b", "-H", "X-Evil: \(evil)", "--data-raw",
@@ -50,19 +44,19 @@ struct CurlCommandTests {
     }
 
     @Test("a body starting with @ is sent literally, not read from a file")
-    func atSign() throws {
+    func atSign() async throws {
         var request = HTTPRequest(method: .post, url: URL(string: "https://example.com/")!)
         request.body = HTTPBody("@/etc/passwd")
-        let (arguments, _) = try shellArguments(request.curlCommand())
+        let (arguments, _) = try await shellArguments(request.curlCommand())
         #expect(arguments.suffix(2) == ["--data-raw", "@/etc/passwd"])
     }
 
     @Test("a binary body is piped from printf byte for byte")
-    func binaryBody() throws {
+    func binaryBody() async throws {
         let bytes = Data((0...255).map { UInt8($0) })
         var request = HTTPRequest(method: .put, url: URL(string: "https://example.com/bin")!)
         request.body = HTTPBody(bytes)
-        let (arguments, stdin) = try shellArguments(request.curlCommand())
+        let (arguments, stdin) = try await shellArguments(request.curlCommand())
         #expect(arguments.suffix(2) == ["--data-binary", "@-"])
         #expect(stdin == bytes)
     }
@@ -83,13 +77,13 @@ struct CurlCommandTests {
     }
 
     @Test("a file body is read by curl from its path; a stream body is announced, not read")
-    func fileAndStream() throws {
+    func fileAndStream() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("heron curl 'x'.bin")
         try Data("abc".utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         var request = HTTPRequest(method: .post, url: URL(string: "https://example.com/")!)
         request.body = try HTTPBody(fileAt: file)
-        let (arguments, _) = try shellArguments(request.curlCommand())
+        let (arguments, _) = try await shellArguments(request.curlCommand())
         #expect(arguments.suffix(2) == ["--data-binary", "@" + file.path])
         request.body = Fixtures.oneShotBody("never")
         let command = request.curlCommand()
