@@ -102,6 +102,11 @@ public struct HTTPFields: Hashable, Sendable, RandomAccessCollection, Expressibl
 
     // MARK: Changes
 
+    /// Makes room for at least `capacity` fields, so that appending up to that many
+    /// allocates no more than once.
+    /// - Parameter capacity: The number of fields to make room for.
+    public mutating func reserveCapacity(_ capacity: Int) { storage.reserveCapacity(capacity) }
+
     /// Appends a field, keeping any others of the same name.
     /// - Parameter field: The field to add at the end.
     public mutating func append(_ field: HTTPField) { storage.append(field) }

@@ -41,6 +41,24 @@ public enum Measure {
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
+    /// CPU seconds the whole process has used, on every thread (`CLOCK_PROCESS_CPUTIME_ID`).
+    public static func processCPUSeconds() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    /// Context switches of the whole process so far, voluntary and involuntary (`getrusage`).
+    public static func processContextSwitches() -> Int {
+        var usage = rusage()
+        #if os(Linux)
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        #endif
+        return usage.ru_nvcsw + usage.ru_nivcsw
+    }
+
     /// The median of `samples`.
     public static func median(_ samples: [Double]) -> Double {
         let sorted = samples.sorted()

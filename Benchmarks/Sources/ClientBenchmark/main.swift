@@ -8,6 +8,8 @@
 // (1) requests/s of small GETs: Client (3 interceptors, 1 observer, the default retry
 //     stack) vs `URLSession.data(for:)`, sequential and 32 concurrent; target >= 95% of raw.
 //     Each round interleaves batches of every variant (shuffled), so load spells hit all alike.
+//     Each variant's process CPU time and context switches per request are printed too:
+//     steadier than the rates, they show what each layer costs the machine.
 //     Also measured, to show where the client's cost goes: the transport alone, the transport
 //     given the idle timeout and deadline the client passes, the client without its
 //     observer, and a bare client (no interceptors, no observer).
@@ -29,7 +31,8 @@
 //     the other core: what the sequential benchmark sees). The client's own cost, for
 //     profiling. Absolute figures, so compare runs of the same build only.
 //     HERON_OVERHEAD_CALLS sets the number of calls (200,000 by default); HERON_OVERHEAD_INSTANT=1
-//     skips the real requests (so that callgrind can count the instructions of a call).
+//     skips the real requests (so that callgrind can count the instructions of a call);
+//     HERON_OVERHEAD_AFTER sets the number of calls right after a real request (2,000).
 // HERON_BENCH_JSON / HERON_BENCH_QUICK: see BenchmarkSupport's Report (quick: 2 batches a
 // round instead of 20, a shorter warm-up; the upload size is the MiB argument).
 // HERON_BENCH_ONLY=text runs only the variants whose name contains text (for profiling).
@@ -131,8 +134,11 @@ if which == "all" || which == "requests" {
         (
             "Heron transport with deadline",
             { [transportRequest] in
-                var options = TransportOptions(idleTimeout: .seconds(600), awaitsWholeBody: true)
-                options.deadline = .now + .seconds(600)
+                // As the client's buffered send passes them: an attempt deadline that covers
+                // the body, the idle timeout and the buffering limit of the client's defaults.
+                let options = TransportOptions(
+                    idleTimeout: .seconds(600), responseBufferLimit: RequestOptions.defaultResponseBodyLimit,
+                    deadline: .now + .seconds(600), deadlineCoversBody: true, awaitsWholeBody: true)
                 _ = try await transport.send(transportRequest, options: options).body?.collect(upTo: 1 << 20)
             }
         ),
@@ -148,14 +154,34 @@ if which == "all" || which == "requests" {
 
     for (label, batch, concurrency) in [("sequential", sequentialBatch, 1), ("32 concurrent", concurrentBatch, 32)] {
         var rates = [[Double]](repeating: [], count: variants.count)
+        // The process's CPU time per request (both cores, user and system), a steadier
+        // figure than the rate: what each variant costs the machine, the server aside.
+        var cpu = [[Double]](repeating: [], count: variants.count)
+        var switches = [[Double]](repeating: [], count: variants.count)
         for _ in 0..<rounds {
             var totals = [Double](repeating: 0, count: variants.count)
+            var cpuTotals = [Double](repeating: 0, count: variants.count)
+            var switchTotals = [Int](repeating: 0, count: variants.count)
             for _ in 0..<batches {
                 for index in variants.indices.shuffled(using: &order) {
+                    let before = Measure.processCPUSeconds()
+                    let switchesBefore = Measure.processContextSwitches()
                     totals[index] += try await seconds(batch, concurrency: concurrency, variants[index].once)
+                    cpuTotals[index] += Measure.processCPUSeconds() - before
+                    switchTotals[index] += Measure.processContextSwitches() - switchesBefore
                 }
             }
-            for index in variants.indices { rates[index].append(Double(batch * batches) / totals[index]) }
+            for index in variants.indices {
+                rates[index].append(Double(batch * batches) / totals[index])
+                cpu[index].append(cpuTotals[index] / Double(batch * batches) * 1e6)
+                switches[index].append(Double(switchTotals[index]) / Double(batch * batches))
+            }
+        }
+        for index in variants.indices {
+            print(
+                String(
+                    format: "GET %@, %@: %.1f µs of CPU and %.1f context switches per request (medians)",
+                    label, variants[index].name, Measure.median(cpu[index]), Measure.median(switches[index])))
         }
         for index in variants.indices.dropFirst() {
             print(
@@ -404,7 +430,8 @@ if which == "overhead" {
     let only = environment["HERON_BENCH_ONLY"]
     // HERON_OVERHEAD_INSTANT=1: only the instant transport, no real request (for callgrind,
     // which counts instructions, not seconds, whatever else the machine is doing).
-    let afterRequestCalls = environment["HERON_OVERHEAD_INSTANT"] == "1" ? 0 : 2000
+    let afterRequests = environment["HERON_OVERHEAD_AFTER"].flatMap { Int($0) } ?? 2000
+    let afterRequestCalls = environment["HERON_OVERHEAD_INSTANT"] == "1" ? 0 : afterRequests
     for round in 0..<rounds {
         let subjects = [("full", client), ("without observer", quiet), ("bare", bare)]
         for (name, subject) in subjects where only.map(name.contains) ?? true {

@@ -14,6 +14,10 @@ struct BaseURLResolver: Sendable {
         self.base = baseURL.flatMap { URLComponents(url: $0.absoluteURL, resolvingAgainstBaseURL: false) }
     }
 
+    /// Whether `url` is relative, or made relative to a base of its own: whether
+    /// ``resolve(_:for:)`` gives anything but `url` itself.
+    static func needsResolving(_ url: URL) -> Bool { url.baseURL != nil || url.scheme == nil }
+
     /// The absolute URL for `url`.
     /// - Throws: ``ClientError/Code/invalidRequest`` for a relative URL without a base URL,
     ///   or a URL that cannot be parsed.

@@ -46,6 +46,9 @@ struct EventBuffer {
 
     mutating func record(_ kind: @autoclosure () -> ClientEvent.Kind, at now: ContinuousClock.Instant) {
         guard emitter.hub != nil else { return }
+        // A batch holds two or three events (prepared and sent; received and finished):
+        // room for them at once, rather than an allocation per growth.
+        if pending.capacity == 0 { pending.reserveCapacity(3) }
         pending.append(emitter.event(kind(), at: now))
     }
 
@@ -166,6 +169,8 @@ extension Client {
             let attemptStart = ContinuousClock.now
             events.record(.prepared(prepared, attempt: attempt), at: attemptStart)
             if !interceptors.isEmpty { timeout = try stepTimeout("before attempt \(attempt) was sent") }
+            // Recorded here, in the same batch, so the batch is not copied to add it.
+            events.record(.sent(prepared, attempt: attempt), at: attemptStart)
             let prelude = events.take()
             let emitter = events.emitter
             var exchange: Exchange<Mode.Content>?
@@ -180,13 +185,12 @@ extension Client {
                     // closure context and no extra async frame.
                     result = try await followRedirects(
                         from: prepared, options: options, mode: mode, progress: progress, limit: redirectLimit,
-                        attempt: attempt, prelude: prelude, events: emitter, at: attemptStart)
+                        attempt: attempt, prelude: prelude, events: emitter)
                 } else {
                     result = try await withDeadlineTask(timeout ?? .zero, request: prepared) { [self, attempt] in
                         try await followRedirects(
                             from: prepared, options: transportOptions, mode: mode, progress: progress,
-                            limit: redirectLimit, attempt: attempt, prelude: prelude, events: emitter,
-                            at: attemptStart)
+                            limit: redirectLimit, attempt: attempt, prelude: prelude, events: emitter)
                     }
                 }
                 attemptEnd = .now
@@ -310,7 +314,7 @@ extension Client {
         if inline {
             // Steps that never wait cannot outlast the timeout: no task to race them in.
             try Task.checkCancellation()
-            var prepared = base
+            var prepared = Self.roomForFields(base, interceptors: interceptors.count)
             for interceptor in interceptors {
                 do {
                     try await interceptor.prepare(&prepared, context: &context)
@@ -327,7 +331,7 @@ extension Client {
         }
         let (prepared, updated) = try await deadlines.race(timeout: timeout, onTimeout: onTimeout) {
             var context = initial
-            var prepared = base
+            var prepared = Self.roomForFields(base, interceptors: interceptors.count)
             for (index, interceptor) in interceptors.enumerated() {
                 running.withLock { $0 = index }
                 do {
@@ -340,6 +344,15 @@ extension Client {
         }
         context = updated
         return prepared
+    }
+
+    /// `request`, its fields given room for one more per interceptor: interceptors add fields
+    /// (credentials, defaults), and the first addition copies the fields the request shares
+    /// with the caller's; with room made, that copy is the only allocation.
+    private static func roomForFields(_ request: HTTPRequest, interceptors: Int) -> HTTPRequest {
+        var request = request
+        request.headerFields.reserveCapacity(request.headerFields.count + interceptors)
+        return request
     }
 
     /// Runs the `decide` chain in reverse order up to the first decision other than
@@ -414,19 +427,20 @@ extension Client {
     }
 
     /// Sends `request` and follows redirects up to `limit`, then reads the final body as
-    /// `mode` asks; delivers `prelude` with the first `sent` event, and each `redirected`
-    /// event with the next `sent`.
+    /// `mode` asks; delivers `prelude` (which ends with the first `sent` event) before the
+    /// first request, and each `redirected` event with the next `sent`.
     private func followRedirects<Mode: ResponseBodyMode>(
         from request: HTTPRequest, options: TransportOptions, mode: Mode, progress: ProgressDestination?,
-        limit: Int, attempt: Int, prelude: [ClientEvent], events: EventEmitter, at start: ContinuousClock.Instant
+        limit: Int, attempt: Int, prelude: [ClientEvent], events: EventEmitter
     ) async throws -> Exchange<Mode.Content> {
         var current = request
         var redirects = 0
         var queued = Duration.zero
-        var batch = prelude
+        var batch: [ClientEvent] = []
+        events.emit(prelude)
         while true {
-            if events.hub != nil {
-                batch.append(events.event(.sent(current, attempt: attempt), at: redirects == 0 ? start : .now))
+            if events.hub != nil, redirects > 0 {
+                batch.append(events.event(.sent(current, attempt: attempt)))
                 events.emit(batch)
                 batch = []
             }

@@ -204,7 +204,10 @@ public final class Client: Sendable {
     /// The request with its URL resolved and the default header fields added.
     func resolved(_ request: HTTPRequest) throws(ClientError) -> HTTPRequest {
         var request = request
-        request.url = try resolver.resolve(request.url, for: request)
+        // An absolute URL is kept as it is: the request's storage then stays shared, not copied.
+        if BaseURLResolver.needsResolving(request.url) {
+            request.url = try resolver.resolve(request.url, for: request)
+        }
         if !headerFields.isEmpty {
             let present = defaultFieldNames.filter { request.headerFields.contains($0) }
             // Default credentials stay with the base URL's origin, as BearerAuth's do.
