@@ -11,6 +11,17 @@ struct HTTPFieldsTests {
         #expect(fields.count == 4)
     }
 
+    @Test("reserving capacity keeps the fields and leaves a copy untouched by later appends")
+    func reserveCapacity() throws {
+        let original = try HTTPFields(["X-A": "1"])
+        var fields = original
+        fields.reserveCapacity(8)
+        #expect(fields == original)
+        try fields.append(name: .accept, value: "*/*")
+        #expect(fields.map(\.name.rawName) == ["X-A", "Accept"])
+        #expect(original.map(\.name.rawName) == ["X-A"])
+    }
+
     @Test("looks names up case-insensitively")
     func caseInsensitiveLookup() throws {
         let fields = try HTTPFields(["content-TYPE": "text/plain"])
