@@ -101,10 +101,11 @@ struct LargeUploadTests {
         return digest
     }
 
-    /// Runs a program at a lower CPU priority (`nice -n 10`): hashing and sending a gibibyte
-    /// keeps a core busy for seconds, and the suite's timing-sensitive tests run meanwhile.
+    /// Runs a program found on the `PATH` (at the lower priority every ``ExternalProcess``
+    /// gets): hashing and sending a gibibyte keeps a core busy for seconds, and the suite's
+    /// timing-sensitive tests run meanwhile.
     private static func runGently(_ program: String, _ arguments: [String]) async throws -> ExternalProcess.Output {
-        try await ExternalProcess.run("/usr/bin/env", ["nice", "-n", "10", program] + arguments)
+        try await ExternalProcess.run("/usr/bin/env", [program] + arguments)
     }
 
     /// The probe's executable, which SwiftPM builds into the same folder as this test

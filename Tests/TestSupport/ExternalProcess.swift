@@ -1,13 +1,18 @@
 import Foundation
 
 /// Runs a program outside Swift (a peer parser, a shell) without blocking Swift's
-/// cooperative thread pool.
+/// cooperative thread pool, and at a lower CPU priority than the tests.
 ///
 /// Tests run in parallel on a pool with one thread per core; a test that waited for a
 /// child process on a pool thread would stall every other test on a 2-core machine, and
 /// timing-sensitive tests would then fail for no fault of their own. All blocking work
 /// (writing stdin, draining stdout and stderr, waiting for exit) happens on dedicated
 /// threads, and the caller awaits the result.
+///
+/// Programs run under `nice -n 10`: the peers of the differential tests (interpreters
+/// reading thousands of cases) would otherwise take both cores while the suite starts, and
+/// the test process and its servers, starved, missed sub-second timeouts in cold CI runs.
+/// Niced, they use what the tests leave.
 public enum ExternalProcess {
     /// What a finished program produced.
     public struct Output: Sendable {
@@ -45,8 +50,8 @@ public enum ExternalProcess {
         slots.wait()
         defer { slots.signal() }
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/nice")
+        process.arguments = ["-n", "10", executable] + arguments
         let stdin = Pipe()
         let stdout = Pipe()
         let stderr = Pipe()
