@@ -30,6 +30,48 @@ struct ClientRetryTests {
         #expect(stub.requests.count == 3)
     }
 
+    @Test("a stack ending with the last outcome returns the last response when its retries run out")
+    func exhaustionEndingWithLastResponse() async throws {
+        let stub = StubTransport(fallback: .status(.serviceUnavailable, body: Data("busy".utf8)))
+        let client = Fixtures.client(stub, retry: RetryStack([.status([503], max: 2)]).endingWithLastOutcome())
+        let response = try await client.send(Fixtures.request("x"))
+        #expect(response.status == .serviceUnavailable)
+        #expect(response.body == Data("busy".utf8))
+        #expect(
+            response.metrics.attempts.map(\.status) == [.serviceUnavailable, .serviceUnavailable, .serviceUnavailable])
+        #expect(stub.requests.count == 3)
+    }
+
+    @Test("ending with the last outcome: a transport error is thrown as itself, a validation failure as itself")
+    func exhaustionEndingWithLastError() async throws {
+        let lost = StubTransport(fallback: .failure(ClientError(.connectionLost, "reset by peer")))
+        let error = await #expect(throws: ClientError.self) {
+            _ = try await Fixtures.client(lost, retry: RetryStack([.transportErrors(max: 1)]).endingWithLastOutcome())
+                .send(Fixtures.request("x"))
+        }
+        #expect(error?.code == .connectionLost)
+        #expect(lost.requests.count == 2)
+
+        let busy = StubTransport(fallback: .status(.serviceUnavailable))
+        let validated = Fixtures.client(
+            busy, interceptors: [ResponseValidation()],
+            retry: RetryStack([.status([503], max: 1)]).endingWithLastOutcome())
+        let invalid = await #expect(throws: ClientError.self) { _ = try await validated.send(Fixtures.request("x")) }
+        #expect(invalid?.code == .validationFailed)
+        #expect(invalid?.response?.status == .serviceUnavailable)
+        #expect(busy.requests.count == 2)
+    }
+
+    @Test("the stack's description and its default: failing with tooManyRetries")
+    func exhaustionSetting() {
+        #expect(RetryStack.default.whenExhausted == .fail)
+        #expect(RetryStack.default.endingWithLastOutcome().whenExhausted == .lastOutcome)
+        #expect(
+            RetryStack([.attempts(max: 2)]).endingWithLastOutcome().description.hasSuffix(
+                "ending with the last outcome"))
+        #expect(!RetryStack.default.description.contains("last outcome"))
+    }
+
     @Test("transport errors are retried and the last one is the underlying error when exhausted")
     func transportErrorExhaustion() async throws {
         let stub = StubTransport(fallback: .failure(ClientError(.connectionLost, "reset by peer")))

@@ -145,6 +145,14 @@ struct SourceExampleTests {
             ])
     }
 
+    @Test("RetryStack.endingWithLastOutcome")
+    func endingWithLastOutcome() {
+        let client = Client(retry: RetryStack.default.endingWithLastOutcome())
+
+        #expect(client.retry.whenExhausted == .lastOutcome)
+        #expect(client.retry.policies == RetryStack.default.policies)
+    }
+
     @Test("RetryPolicy")
     func retryPolicy() {
         let retry: RetryStack = [

@@ -268,8 +268,8 @@ extension Client {
                 return outcome.response.map { "status \($0.status)" } ?? "error \(outcome.error?.code.rawValue ?? "")"
             }
 
-            switch action {
-            case .finish:
+            // The call ends with this attempt's outcome: its error, or its response.
+            func lastOutcome() throws -> ClientResponse<Mode.Content> {
                 if let failure { throw failure }
                 guard let exchange else {
                     throw ClientError(.transport, "the attempt produced no outcome", request: base)
@@ -278,6 +278,13 @@ extension Client {
                 if head.url == nil { head.url = exchange.request.url }
                 return ClientResponse(
                     head: head, body: exchange.content, request: exchange.request, metrics: record.metrics(at: decided))
+            }
+
+            switch action {
+            case .finish:
+                return try lastOutcome()
+            case .giveUp where retry.whenExhausted == .lastOutcome:
+                return try lastOutcome()
             case .retry(let wait):
                 if let deadline, ContinuousClock.now + wait >= deadline {
                     // A backoff that would end past the deadline is not started.

@@ -26,6 +26,22 @@ public struct RetryStack: Sendable, ExpressibleByArrayLiteral, CustomStringConve
     public var policies: [RetryPolicy]
     /// The source of jitter: returns a number in `0..<1`. Replace it for deterministic tests.
     public var random: @Sendable () -> Double
+    /// How a call ends when a retry is wanted but refused by a limit (``RetryAction/giveUp(reason:)``):
+    /// ``Exhaustion/fail`` by default.
+    public var whenExhausted: Exhaustion = .fail
+
+    /// How a call ends when its last attempt still calls for a retry that a limit refuses.
+    public enum Exhaustion: Sendable, Hashable {
+        /// The call fails with ``ClientError/Code/tooManyRetries``, which carries the last
+        /// response (its head and buffered body) or the last error, and every attempt.
+        case fail
+        /// The call ends as if no retry had been wanted: it returns the last response (a `503`
+        /// after the allowed retries, say), or throws the last attempt's own error. Alamofire
+        /// ends the same way once its retry limit is reached; generated OpenAPI code needs it
+        /// to see a status its document describes. ``ClientMetrics/attempts`` still lists
+        /// every attempt.
+        case lastOutcome
+    }
 
     /// The most attempts a call makes for the retries interceptors ask for when no
     /// ``RetryPolicy/attempts(max:)`` limit is set: the default stack's limit, so a retry is
@@ -57,8 +73,25 @@ public struct RetryStack: Sendable, ExpressibleByArrayLiteral, CustomStringConve
     /// No retries.
     public static let none: RetryStack = []
 
-    /// The policies, comma-separated.
-    public var description: String { "[\(policies.map(\.description).joined(separator: ", "))]" }
+    /// This stack, ending a call whose retries run out with its last outcome (the last
+    /// response, or the last error) instead of ``ClientError/Code/tooManyRetries``.
+    ///
+    /// ```swift
+    /// let client = Client(retry: RetryStack.default.endingWithLastOutcome())
+    /// ```
+    /// - Returns: The stack with ``whenExhausted`` set to ``Exhaustion/lastOutcome``.
+    public func endingWithLastOutcome() -> RetryStack {
+        var stack = self
+        stack.whenExhausted = .lastOutcome
+        return stack
+    }
+
+    /// The policies, comma-separated, and how the call ends when they are exhausted if not
+    /// by failing.
+    public var description: String {
+        let list = "[\(policies.map(\.description).joined(separator: ", "))]"
+        return whenExhausted == .fail ? list : list + " ending with the last outcome"
+    }
 
     /// Decides what follows an attempt.
     /// - Parameters:
@@ -238,7 +271,8 @@ public enum RetryAction: Sendable, Hashable {
     case finish
     /// Send the request again after waiting.
     case retry(after: Duration)
-    /// A retry was wanted but a limit forbids it: fail with ``ClientError/Code/tooManyRetries``.
+    /// A retry was wanted but a limit forbids it: fail with ``ClientError/Code/tooManyRetries``,
+    /// or end with the last outcome when the stack's ``RetryStack/whenExhausted`` says so.
     case giveUp(reason: String)
     /// A retry was wanted but the body is a one-shot stream: fail with
     /// ``ClientError/Code/bodyNotReplayable``.

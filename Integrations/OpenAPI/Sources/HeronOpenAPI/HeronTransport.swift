@@ -30,13 +30,13 @@ import OpenAPIRuntime
 ///
 /// Heron turns no status into an error by itself, but two of its features can:
 /// `ResponseValidation` fails a status it does not accept (leave it out of a client for
-/// generated code, which checks statuses itself), and the retry stack fails a call with
+/// generated code, which checks statuses itself), and a retry stack fails a call with
 /// `ClientError.Code.tooManyRetries` when the last of its retries still answers a status it
 /// retries (the default stack retries 408, 429, 500, 502, 503 and 504 of idempotent requests,
-/// three attempts in all). Such a status reaches the generated code only when no retry is
-/// wanted for it: give the client a stack without
-/// `RetryPolicy.status(_:max:honorRetryAfter:retryAfterLimit:)`, or without that status, when
-/// the generated code must see it.
+/// three attempts in all). This transport sends every call with the client's stack ended by
+/// its last outcome instead (``whenRetriesRunOut``, `RetryStack.Exhaustion.lastOutcome` by
+/// default): the last response reaches the generated code, which decodes the status its
+/// document describes (a `503` after the retries, say).
 ///
 /// With a client generated from a document that describes httpbin's `/headers` as `echoHeaders`:
 ///
@@ -74,6 +74,11 @@ public struct HeronTransport: OpenAPIRuntime.ClientTransport {
     public var options: RequestOptions
     /// How response bodies reach the generated code.
     public var responseBodies: ResponseBodies
+    /// How a call whose retries run out ends: with its last response (or the last attempt's
+    /// error), `RetryStack.Exhaustion.lastOutcome`, so the generated code sees the status it
+    /// documents; or, with `.fail`, with `ClientError.Code.tooManyRetries`. It replaces the
+    /// client's own `RetryStack.whenExhausted` for this transport's calls.
+    public var whenRetriesRunOut: RetryStack.Exhaustion
 
     /// Creates a transport that sends through `client`.
     /// - Parameters:
@@ -86,13 +91,16 @@ public struct HeronTransport: OpenAPIRuntime.ClientTransport {
     ///   - options: The options of every call; empty by default.
     ///   - responseBodies: How response bodies reach the generated code;
     ///     ``ResponseBodies/streamed`` by default.
+    ///   - whenRetriesRunOut: How a call whose retries run out ends; with its last outcome by
+    ///     default.
     public init(
         client: HTTPClient.Client, options: RequestOptions = RequestOptions(),
-        responseBodies: ResponseBodies = .streamed
+        responseBodies: ResponseBodies = .streamed, whenRetriesRunOut: RetryStack.Exhaustion = .lastOutcome
     ) {
         self.client = client
         self.options = options
         self.responseBodies = responseBodies
+        self.whenRetriesRunOut = whenRetriesRunOut
     }
 
     /// Sends one operation's request through the Heron client.
@@ -112,7 +120,12 @@ public struct HeronTransport: OpenAPIRuntime.ClientTransport {
     public func send(
         _ request: HTTPTypes.HTTPRequest, body: OpenAPIRuntime.HTTPBody?, baseURL: URL, operationID: String
     ) async throws -> (HTTPTypes.HTTPResponse, OpenAPIRuntime.HTTPBody?) {
-        let heronRequest = try await Self.heronRequest(request, body: body, baseURL: baseURL)
+        var heronRequest = try await Self.heronRequest(request, body: body, baseURL: baseURL)
+        if client.retry.whenExhausted != whenRetriesRunOut {
+            var retry = client.retry
+            retry.whenExhausted = whenRetriesRunOut
+            heronRequest = heronRequest.retry(retry)
+        }
         var options = self.options
         options.values[OpenAPIOperationID.self] = operationID
         switch responseBodies {

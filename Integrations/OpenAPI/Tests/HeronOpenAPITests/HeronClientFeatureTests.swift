@@ -67,11 +67,24 @@ struct HeronClientFeatureTests {
         #expect(refused == Components.Schemas.Attempt(attempt: 1, status: 503))
     }
 
-    @Test("Retries given up on a status: OpenAPIRuntime's ClientError, Heron's tooManyRetries beneath")
-    func retriesGivenUp() async throws {
+    @Test("Retries run out on a status: the generated code decodes the last response's documented case")
+    func retriesRunOutOnADocumentedStatus() async throws {
         let url = try TestServers.faultServer()
         let heron = HTTPClient.Client(baseURL: url, retry: [.status([503], max: 1)])
         let api = Client(serverURL: url, transport: HeronTransport(client: heron))
+        let key = "openapi-run-out-\(UUID().uuidString)"
+        // Two attempts (one retry), both refused: the second answer is what the code sees.
+        let refused = try await api.flaky(query: .init(key: key, fail: 5)).serviceUnavailable.body.json
+        #expect(refused == Components.Schemas.Attempt(attempt: 2, status: 503))
+        // The client alone, outside the transport, still fails such a call.
+        #expect(heron.retry.whenExhausted == .fail)
+    }
+
+    @Test("Retries given up with whenRetriesRunOut .fail: OpenAPIRuntime's ClientError, tooManyRetries beneath")
+    func retriesGivenUp() async throws {
+        let url = try TestServers.faultServer()
+        let heron = HTTPClient.Client(baseURL: url, retry: [.status([503], max: 1)])
+        let api = Client(serverURL: url, transport: HeronTransport(client: heron, whenRetriesRunOut: .fail))
         let key = "openapi-give-up-\(UUID().uuidString)"
         let error = await #expect(throws: OpenAPIRuntime.ClientError.self) {
             _ = try await api.flaky(query: .init(key: key, fail: 5))
