@@ -12,7 +12,10 @@
 //     steadier than the rates, they show what each layer costs the machine.
 //     Also measured, to show where the client's cost goes: the transport alone, the transport
 //     given the idle timeout and deadline the client passes, the client without its
-//     observer, and a bare client (no interceptors, no observer).
+//     observer, and a bare client (no interceptors, no observer); and a request through the
+//     transport alone followed by one call of the bare client over a transport that answers
+//     at once, against the same followed by that transport alone: the client's own cost
+//     with caches cooled by a real request.
 // (1b) `limits`: small GETs 32 at a time through the client over a HostLimiter (a limit
 //     that never binds) and over a CoalescingTransport (each request its own URL), against
 //     the same client over URLSessionTransport alone; target >= 97% of it.
@@ -83,6 +86,15 @@ final class RequestNumbers: @unchecked Sendable {
     }
 }
 
+/// Answers every request at once with the same small response. It claims to enforce
+/// deadlines, as `URLSessionTransport` does, so the client spawns no task per attempt.
+struct InstantTransport: ClientTransport {
+    let response: TransportResponse
+    var enforcesDeadline: Bool { true }
+
+    func send(_ request: HTTPRequest, options: TransportOptions) async throws -> TransportResponse { response }
+}
+
 // MARK: (1) requests per second
 
 if which == "all" || which == "requests" {
@@ -119,6 +131,10 @@ if which == "all" || which == "requests" {
     // Where the client's cost goes: without the observer, and with nothing but the client.
     let quietClient = try makeClient(observer: false)
     let bareClient = try makeClient(interceptors: false, observer: false)
+    var instantHead = HTTPResponse(status: .ok)
+    instantHead.headerFields = try HTTPFields(["Content-Type": "text/plain", "Content-Length": "2"])
+    let instantTransport = InstantTransport(response: TransportResponse(head: instantHead, body: HTTPBody("ok")))
+    let instantBare = try makeClient(transport: instantTransport, interceptors: false, observer: false)
     let allVariants: [(name: String, once: @Sendable () async throws -> Void)] = [
         ("raw data(for:)", { [raw] in try await raw.get(smallURL) }),
         ("Heron Client", { _ = try await client.send(request) }),
@@ -144,6 +160,26 @@ if which == "all" || which == "requests" {
         ),
         ("Heron Client without observer", { _ = try await quietClient.send(request) }),
         ("Heron Client bare", { [transportRequest] in _ = try await bareClient.send(transportRequest) }),
+        // The client's own cost where it runs, right after a real request (caches cooled by
+        // URLSession's work): a real request through the transport alone, then a call of the
+        // bare client over a transport that answers at once, against the same with that
+        // transport called directly.
+        (
+            "Heron transport alone + instant transport call",
+            { [transportRequest] in
+                _ = try await transport.send(transportRequest, options: TransportOptions(awaitsWholeBody: true)).body?
+                    .collect(upTo: 1 << 20)
+                _ = try await instantTransport.send(transportRequest, options: TransportOptions())
+            }
+        ),
+        (
+            "Heron transport alone + instant bare call",
+            { [transportRequest] in
+                _ = try await transport.send(transportRequest, options: TransportOptions(awaitsWholeBody: true)).body?
+                    .collect(upTo: 1 << 20)
+                _ = try await instantBare.send(transportRequest)
+            }
+        ),
     ]
     // The baseline always runs: every ratio is against it.
     let only = environment["HERON_BENCH_ONLY"]
@@ -406,15 +442,6 @@ if which == "all" || which == "uploads" {
 }
 
 // MARK: (3) the client's own cost
-
-/// Answers every request at once with the same small response. It claims to enforce
-/// deadlines, as `URLSessionTransport` does, so the client spawns no task per attempt.
-struct InstantTransport: ClientTransport {
-    let response: TransportResponse
-    var enforcesDeadline: Bool { true }
-
-    func send(_ request: HTTPRequest, options: TransportOptions) async throws -> TransportResponse { response }
-}
 
 if which == "overhead" {
     var head = HTTPResponse(status: .ok)

@@ -78,7 +78,7 @@ extension Client {
     ///
     /// `options` already carry the request's own settings (``RequestOptions/applying(_:)``,
     /// done once by the public entry points, which derive `mode` from them).
-    func execute<Mode: ResponseBodyMode>(
+    nonisolated(nonsending) func execute<Mode: ResponseBodyMode>(
         _ request: HTTPRequest, options: RequestOptions, mode: Mode
     ) async throws
         -> ClientResponse<Mode.Content>
@@ -110,7 +110,7 @@ extension Client {
         }
     }
 
-    private func runAttempts<Mode: ResponseBodyMode>(
+    private nonisolated(nonsending) func runAttempts<Mode: ResponseBodyMode>(
         _ request: HTTPRequest, options: RequestOptions, mode: Mode, deadline: ContinuousClock.Instant?,
         record: inout CallRecord, events: inout EventBuffer
     ) async throws -> ClientResponse<Mode.Content> {
@@ -314,7 +314,7 @@ extension Client {
     /// Runs the `prepare` chain in order, bounded by the attempt's `timeout` and by the
     /// caller's cancellation even when an interceptor heeds neither (its task is then left to
     /// end on its own, its result dropped).
-    private func prepare(
+    private nonisolated(nonsending) func prepare(
         _ base: HTTPRequest, interceptors: [any Interceptor], context: inout InterceptorContext, timeout: Duration?,
         inline: Bool
     ) async throws -> HTTPRequest {
@@ -364,7 +364,7 @@ extension Client {
 
     /// Runs the `decide` chain in reverse order up to the first decision other than
     /// ``InterceptorDecision/proceed``, bounded as ``prepare(_:interceptors:context:timeout:)`` is.
-    private func decide(
+    private nonisolated(nonsending) func decide(
         _ outcome: AttemptOutcome, interceptors: [any Interceptor], context: inout InterceptorContext,
         timeout: Duration?, inline: Bool
     ) async throws -> InterceptorDecision {
@@ -436,7 +436,7 @@ extension Client {
     /// Sends `request` and follows redirects up to `limit`, then reads the final body as
     /// `mode` asks; delivers `prelude` (which ends with the first `sent` event) before the
     /// first request, and each `redirected` event with the next `sent`.
-    private func followRedirects<Mode: ResponseBodyMode>(
+    private nonisolated(nonsending) func followRedirects<Mode: ResponseBodyMode>(
         from request: HTTPRequest, options: TransportOptions, mode: Mode, progress: ProgressDestination?,
         limit: Int, attempt: Int, prelude: [ClientEvent], events: EventEmitter
     ) async throws -> Exchange<Mode.Content> {
@@ -505,7 +505,7 @@ extension Client {
             operation)
     }
 
-    private static func sleep(_ wait: Duration, request: HTTPRequest) async throws {
+    private nonisolated(nonsending) static func sleep(_ wait: Duration, request: HTTPRequest) async throws {
         if wait > .zero {
             try await Task.sleep(for: wait)
         } else {

@@ -22,7 +22,7 @@ protocol ResponseBodyMode: Sendable {
     ///   - progress: Where download progress goes.
     ///   - scheduler: The client's deadlines, for a stream's idle timeout.
     /// - Returns: The body as the caller gets it.
-    func receive(
+    nonisolated(nonsending) func receive(
         _ response: TransportResponse, request: HTTPRequest, progress: ProgressDestination?,
         scheduler: DeadlineScheduler
     ) async throws -> Content
@@ -47,7 +47,7 @@ struct BufferedBodyMode: ResponseBodyMode {
     var transportBufferLimit: Int { limit }
     var awaitsWholeBody: Bool { true }
 
-    func receive(
+    nonisolated(nonsending) func receive(
         _ response: TransportResponse, request: HTTPRequest, progress: ProgressDestination?,
         scheduler: DeadlineScheduler
     ) async throws -> Data {
@@ -102,7 +102,7 @@ struct FileBodyMode: ResponseBodyMode {
     /// As much as may wait for the disk.
     var transportBufferLimit: Int { 64 * 1024 * 1024 }
 
-    func receive(
+    nonisolated(nonsending) func receive(
         _ response: TransportResponse, request: HTTPRequest, progress: ProgressDestination?,
         scheduler: DeadlineScheduler
     ) async throws -> Written {
@@ -138,7 +138,7 @@ struct StreamBodyMode: ResponseBodyMode {
     /// The body belongs to its reader once the head is in.
     var deadlineCoversBody: Bool { false }
 
-    func receive(
+    nonisolated(nonsending) func receive(
         _ response: TransportResponse, request: HTTPRequest, progress: ProgressDestination?,
         scheduler: DeadlineScheduler
     ) async throws -> ResponseStream {
