@@ -321,7 +321,7 @@ extension Client {
         if inline {
             // Steps that never wait cannot outlast the timeout: no task to race them in.
             try Task.checkCancellation()
-            var prepared = Self.roomForFields(base, interceptors: interceptors.count)
+            var prepared = base
             for interceptor in interceptors {
                 do {
                     try await interceptor.prepare(&prepared, context: &context)
@@ -338,7 +338,7 @@ extension Client {
         }
         let (prepared, updated) = try await deadlines.race(timeout: timeout, onTimeout: onTimeout) {
             var context = initial
-            var prepared = Self.roomForFields(base, interceptors: interceptors.count)
+            var prepared = base
             for (index, interceptor) in interceptors.enumerated() {
                 running.withLock { $0 = index }
                 do {
@@ -351,15 +351,6 @@ extension Client {
         }
         context = updated
         return prepared
-    }
-
-    /// `request`, its fields given room for one more per interceptor: interceptors add fields
-    /// (credentials, defaults), and the first addition copies the fields the request shares
-    /// with the caller's; with room made, that copy is the only allocation.
-    private static func roomForFields(_ request: HTTPRequest, interceptors: Int) -> HTTPRequest {
-        var request = request
-        request.headerFields.reserveCapacity(request.headerFields.count + interceptors)
-        return request
     }
 
     /// Runs the `decide` chain in reverse order up to the first decision other than
