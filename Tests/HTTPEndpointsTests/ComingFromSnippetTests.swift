@@ -70,11 +70,11 @@ struct ComingFromSnippetTests {
         let upload = try await client.send(.post("upload").multipart { try $0.append(name: "file", data: data) })
         let saved = try await client.download(.get("report.pdf"), to: destination)
         let intercepted = Client(baseURL: baseURL, interceptors: [BearerAuth(token: "t")])
-        let retrying = Client(baseURL: baseURL, retry: [.transportErrors(max: 3), .status(max: 3)])
+        let retrying = Client(baseURL: baseURL, retry: RetryStack.default.endingWithLastOutcome())
         let tracked = try await client.send(.post("upload").json(user).progress { print($0) })
         #expect(fetched.id == 1 && made.id == 1 && page.count == 1 && localized.isSuccess && checked.id == 1)
         #expect(upload.isSuccess && saved.body == destination && tracked.isSuccess)
-        #expect(intercepted.interceptors.count == 1 && retrying.retry.policies.count == 2)
+        #expect(intercepted.interceptors.count == 1 && retrying.retry.whenExhausted == .lastOutcome)
 
         // Moya
         let users = Endpoint<Empty, [User]>(.get, "/users{?page}")
