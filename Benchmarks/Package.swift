@@ -48,7 +48,8 @@ let package = Package(
             name: "ClientBenchmark",
             dependencies: ["BenchmarkSupport", .product(name: "HTTPClient", package: "Heron")]
         ),
-        // LoopbackServer.swift and UploadFile.swift are links to ClientBenchmark's.
+        // LoopbackServer.swift, UploadFile.swift, BenchmarkedClient.swift and RequestRounds.swift are
+        // links to ClientBenchmark's.
         .executableTarget(
             name: "AsyncHTTPClientBenchmark",
             dependencies: [

@@ -33,26 +33,17 @@ import HTTPCore
 import HeronAsyncHTTPClient
 import NIOCore
 
-let arguments = CommandLine.arguments
-let rounds = arguments.count > 1 ? Int(arguments[1]) ?? 5 : 5
-let which = arguments.count > 2 ? arguments[2] : "all"
-let uploadMiB = arguments.count > 3 ? Int(arguments[3]) ?? 1024 : 1024
+let arguments = BenchmarkArguments()
+let rounds = arguments.rounds
+let which = arguments.which
+let uploadMiB = arguments.uploadMiB
 let environment = ProcessInfo.processInfo.environment
 
-let nginx = LoopbackServer()
+guard let targets = BenchmarkTargets(environment: environment) else { exit(1) }
+let nginx = targets.nginx
 defer { nginx?.stop() }
-guard
-    let smallURL = nginx.map({ $0.baseURL.appendingPathComponent("small") })
-        ?? environment["HERON_HTTPBIN_URL"].flatMap({ URL(string: $0 + "/get") }),
-    let uploadURL = nginx.map({ $0.baseURL.appendingPathComponent("upload") })
-        ?? environment["HERON_FAULT_URL"].flatMap({ URL(string: $0 + "/hash") })
-else {
-    print("No server: install nginx (apt-get install -y nginx) or run under scripts/with-servers.")
-    exit(1)
-}
-print(
-    "server: \(nginx == nil ? "httpbin / fault server (nginx not found)" : "nginx \(smallURL.host ?? ""):\(smallURL.port ?? 0)")"
-)
+let smallURL = targets.smallURL
+let uploadURL = targets.uploadURL
 print("rounds: \(rounds)")
 
 // One AsyncHTTPClient client for the raw baseline and the transport alike: the same pool and
@@ -114,34 +105,11 @@ if which == "all" || which == "requests" {
     let sequentialBatch = nginx == nil ? 10 : 50
     let concurrentBatch = nginx == nil ? 64 : 320
 
-    /// Seconds taken by `count` calls of `once`, `concurrency` at a time.
-    func seconds(
-        _ count: Int, concurrency: Int, _ once: @escaping @Sendable () async throws -> Void
-    ) async throws -> Double {
-        let start = DispatchTime.now().uptimeNanoseconds
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for worker in 0..<concurrency {
-                let share = count / concurrency + (worker < count % concurrency ? 1 : 0)
-                group.addTask { for _ in 0..<share { try await once() } }
-            }
-            try await group.waitForAll()
-        }
-        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-    }
-
     for variant in variants { _ = try await seconds(Report.quick ? 64 : 400, concurrency: 32, variant.once) }
-    var order = SystemRandomNumberGenerator()
     for (label, batch, concurrency) in [("sequential", sequentialBatch, 1), ("32 concurrent", concurrentBatch, 32)] {
-        var rates = [[Double]](repeating: [], count: variants.count)
-        for _ in 0..<rounds {
-            var totals = [Double](repeating: 0, count: variants.count)
-            for _ in 0..<batches {
-                for index in variants.indices.shuffled(using: &order) {
-                    totals[index] += try await seconds(batch, concurrency: concurrency, variants[index].once)
-                }
-            }
-            for index in variants.indices { rates[index].append(Double(batch * batches) / totals[index]) }
-        }
+        let rates = try await interleavedRounds(
+            variants.map(\.once), rounds: rounds, batches: batches, batch: batch, concurrency: concurrency
+        ).rates
         print("GET \(label), raw AsyncHTTPClient: \(String(format: "%.1f", Measure.median(rates[0]))) req/s")
         for index in variants.indices.dropFirst() {
             print(

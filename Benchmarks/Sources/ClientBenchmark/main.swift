@@ -50,26 +50,17 @@ import HTTPCore
 import FoundationNetworking
 #endif
 
-let arguments = CommandLine.arguments
-let rounds = arguments.count > 1 ? Int(arguments[1]) ?? 5 : 5
-let which = arguments.count > 2 ? arguments[2] : "all"
-let uploadMiB = arguments.count > 3 ? Int(arguments[3]) ?? 1024 : 1024
+let arguments = BenchmarkArguments()
+let rounds = arguments.rounds
+let which = arguments.which
+let uploadMiB = arguments.uploadMiB
 let environment = ProcessInfo.processInfo.environment
 
-let nginx = LoopbackServer()
+guard let targets = BenchmarkTargets(environment: environment) else { exit(1) }
+let nginx = targets.nginx
 defer { nginx?.stop() }
-guard
-    let smallURL = nginx.map({ $0.baseURL.appendingPathComponent("small") })
-        ?? environment["HERON_HTTPBIN_URL"].flatMap({ URL(string: $0 + "/get") }),
-    let uploadURL = nginx.map({ $0.baseURL.appendingPathComponent("upload") })
-        ?? environment["HERON_FAULT_URL"].flatMap({ URL(string: $0 + "/hash") })
-else {
-    print("No server: install nginx (apt-get install -y nginx) or run under scripts/with-servers.")
-    exit(1)
-}
-print(
-    "server: \(nginx == nil ? "httpbin / fault server (nginx not found)" : "nginx \(smallURL.host ?? ""):\(smallURL.port ?? 0)")"
-)
+let smallURL = targets.smallURL
+let uploadURL = targets.uploadURL
 print("rounds: \(rounds)")
 
 /// Numbers requests, so that each has a URL of its own.
@@ -101,28 +92,9 @@ if which == "all" || which == "requests" {
     let raw = RawURLSession()
     let client = try makeClient()
     let request = HTTPRequest(url: smallURL)
-    var order = SystemRandomNumberGenerator()
-    // Each round interleaves short batches of every variant in a shuffled order and sums
-    // each variant's time: the machine's slow and fast spells then fall on all of them
-    // alike, where one long run per variant would catch a spell alone.
     let batches = Report.quick ? 2 : 20
     let sequentialBatch = nginx == nil ? 10 : 50
     let concurrentBatch = nginx == nil ? 64 : 320
-
-    /// Seconds taken by `count` calls of `once`, `concurrency` at a time.
-    func seconds(
-        _ count: Int, concurrency: Int, _ once: @escaping @Sendable () async throws -> Void
-    ) async throws -> Double {
-        let start = DispatchTime.now().uptimeNanoseconds
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for worker in 0..<concurrency {
-                let share = count / concurrency + (worker < count % concurrency ? 1 : 0)
-                group.addTask { for _ in 0..<share { try await once() } }
-            }
-            try await group.waitForAll()
-        }
-        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-    }
 
     let transport = URLSessionTransport()
     var transportRequest = request
@@ -189,35 +161,15 @@ if which == "all" || which == "requests" {
     for variant in variants { _ = try await seconds(Report.quick ? 64 : 200, concurrency: 32, variant.once) }
 
     for (label, batch, concurrency) in [("sequential", sequentialBatch, 1), ("32 concurrent", concurrentBatch, 32)] {
-        var rates = [[Double]](repeating: [], count: variants.count)
-        // The process's CPU time per request (both cores, user and system), a steadier
-        // figure than the rate: what each variant costs the machine, the server aside.
-        var cpu = [[Double]](repeating: [], count: variants.count)
-        var switches = [[Double]](repeating: [], count: variants.count)
-        for _ in 0..<rounds {
-            var totals = [Double](repeating: 0, count: variants.count)
-            var cpuTotals = [Double](repeating: 0, count: variants.count)
-            var switchTotals = [Int](repeating: 0, count: variants.count)
-            for _ in 0..<batches {
-                for index in variants.indices.shuffled(using: &order) {
-                    let before = Measure.processCPUSeconds()
-                    let switchesBefore = Measure.processContextSwitches()
-                    totals[index] += try await seconds(batch, concurrency: concurrency, variants[index].once)
-                    cpuTotals[index] += Measure.processCPUSeconds() - before
-                    switchTotals[index] += Measure.processContextSwitches() - switchesBefore
-                }
-            }
-            for index in variants.indices {
-                rates[index].append(Double(batch * batches) / totals[index])
-                cpu[index].append(cpuTotals[index] / Double(batch * batches) * 1e6)
-                switches[index].append(Double(switchTotals[index]) / Double(batch * batches))
-            }
-        }
+        let figures = try await interleavedRounds(
+            variants.map(\.once), rounds: rounds, batches: batches, batch: batch, concurrency: concurrency)
+        let rates = figures.rates
         for index in variants.indices {
             print(
                 String(
                     format: "GET %@, %@: %.1f µs of CPU and %.1f context switches per request (medians)",
-                    label, variants[index].name, Measure.median(cpu[index]), Measure.median(switches[index])))
+                    label, variants[index].name, Measure.median(figures.cpuMicroseconds[index]),
+                    Measure.median(figures.contextSwitches[index])))
         }
         for index in variants.indices.dropFirst() {
             print(
@@ -252,28 +204,10 @@ if which == "all" || which == "limits" {
     ]
     let batches = Report.quick ? 2 : 20
     let batch = nginx == nil ? 64 : 320
-    func seconds(_ client: Client) async throws -> Double {
-        let start = DispatchTime.now().uptimeNanoseconds
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for _ in 0..<32 {
-                group.addTask { for _ in 0..<(batch / 32) { _ = try await client.send(nextRequest()) } }
-            }
-            try await group.waitForAll()
-        }
-        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-    }
-    for variant in variants { _ = try await seconds(variant.client) }
-    var order = SystemRandomNumberGenerator()
-    var rates = [[Double]](repeating: [], count: variants.count)
-    for _ in 0..<rounds {
-        var totals = [Double](repeating: 0, count: variants.count)
-        for _ in 0..<batches {
-            for index in variants.indices.shuffled(using: &order) {
-                totals[index] += try await seconds(variants[index].client)
-            }
-        }
-        for index in variants.indices { rates[index].append(Double(batch * batches) / totals[index]) }
-    }
+    let calls = variants.map { variant in { @Sendable in _ = try await variant.client.send(nextRequest()) } }
+    for call in calls { _ = try await seconds(batch, concurrency: 32, call) }
+    let rates = try await interleavedRounds(calls, rounds: rounds, batches: batches, batch: batch, concurrency: 32)
+        .rates
     for index in variants.indices.dropFirst() {
         print(
             ratioLine(
