@@ -240,4 +240,4 @@ if which == "all" || which == "uploads" {
 }
 
 try await transport.shutdown()
-try await ahc.shutdown()
+try await ahc.shutdown().get()
