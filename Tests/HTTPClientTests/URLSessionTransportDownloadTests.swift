@@ -12,22 +12,13 @@ struct URLSessionTransportDownloadTests {
     /// A client over the shared transport, no retries, so each failure shows as it is.
     private var client: Client { Client(transport: transport, retry: .none) }
 
-    /// Checks that the download reports end at `count` of `count` and never go backwards.
-    private func expectComplete(_ recorder: ProgressRecorder, count: Int) {
-        let reports = recorder.reports(.download)
-        #expect(reports.last?.completed == Int64(count))
-        #expect(reports.last?.expected == Int64(count))
-        #expect(reports.last?.fractionCompleted == 1)
-        #expect(zip(reports, reports.dropFirst()).allSatisfy { $0.completed <= $1.completed })
-    }
-
     @Test func httpbinBytesDownloadInMemoryReachesFullProgress() async throws {
         let recorder = ProgressRecorder()
         let response = try await client.send(
             try TransportFixture.request(.get, TransportFixture.httpbin("/bytes/50000?seed=7")),
             options: RequestOptions(progress: recorder.destination))
         #expect(response.body.count == 50000)
-        expectComplete(recorder, count: 50000)
+        recorder.expectDownloadComplete(count: 50000)
     }
 
     @Test func fileDownloadReplacesAnExistingFile() async throws {

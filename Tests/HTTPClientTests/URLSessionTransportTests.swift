@@ -10,8 +10,9 @@ import FoundationNetworking
 #endif
 
 extension TransportFixture {
-    /// One URLSessionTransport for the tests that need no special configuration.
-    static let transport = URLSessionTransport()
+    /// One URLSessionTransport for the tests that need no special configuration: the contract
+    /// suite's.
+    static var transport: URLSessionTransport { URLSessionContract.transport }
 }
 
 @Suite("URLSessionTransport: requests and responses")

@@ -9,44 +9,14 @@ import Testing
 struct URLSessionTransportUploadTests {
     let transport = TransportFixture.transport
 
-    /// What the fault server's `/hash` saw.
-    struct Received {
-        let bytes: Int
-        let sha256: String
-        let chunked: Bool
-        let contentLength: Int?
-
-        init(_ json: [String: Any]) {
-            bytes = json["bytes"] as? Int ?? -1
-            sha256 = json["sha256"] as? String ?? ""
-            chunked = json["chunked"] as? Bool ?? false
-            contentLength = json["content_length"] as? Int
-        }
-    }
-
     private func upload(
         _ body: HTTPBody, using transport: URLSessionTransport = TransportFixture.transport,
         fields: KeyValuePairs<String, String> = [:], recorder: ProgressRecorder? = nil
-    ) async throws -> Received {
-        let request = try TransportFixture.request(.post, TransportFixture.fault("/hash"), fields: fields, body: body)
-        let response = try await transport.send(request, options: TransportOptions(progress: recorder?.callback))
-        #expect(response.head.status == .ok)
-        return Received(try await TransportFixture.json(response))
+    ) async throws -> ReceivedUpload {
+        try await TransportFixture.upload(body, using: transport, fields: fields, recorder: recorder)
     }
 
     private static func randomData(_ count: Int) -> Data { TransportFixture.randomData(count) }
-
-    /// Starts uploading `body`, cancels the call 300 ms later and expects it to end with
-    /// `CancellationError` within 2 s, whatever the body's stream is doing.
-    private func expectCancelledAtOnce(uploading body: HTTPBody) async throws {
-        let call = Task { try await upload(body) }
-        try await Task.sleep(for: .milliseconds(300))
-        let clock = ContinuousClock()
-        let cancelledAt = clock.now
-        call.cancel()
-        await #expect(throws: CancellationError.self) { _ = try await call.value }
-        #expect(clock.now - cancelledAt < .seconds(2))
-    }
 
     /// A single-use body of unknown length read from `pipe`.
     private static func inputStreamBody(from pipe: TestPipe) -> HTTPBody {
@@ -54,14 +24,6 @@ struct URLSessionTransportUploadTests {
             guard let stream = InputStream(fileAtPath: pipe.path) else { throw CocoaError(.fileReadNoSuchFile) }
             return stream
         }
-    }
-
-    /// Checks that upload reports end at `count` of `count`.
-    private func expectUploadComplete(_ recorder: ProgressRecorder, count: Int) {
-        let reports = recorder.reports(.upload)
-        #expect(reports.last?.completed == Int64(count))
-        #expect(reports.last?.expected == Int64(count))
-        #expect(reports.allSatisfy { $0.expected == Int64(count) })
     }
 
     @Test func fileBodyInStreamModeGoesChunked() async throws {
@@ -76,7 +38,7 @@ struct URLSessionTransportUploadTests {
         #expect(received.sha256 == (try await TransportFixture.sha256(ofFile: file)))
         #expect(received.chunked == true)
         #expect(received.contentLength == nil)
-        expectUploadComplete(recorder, count: data.count)
+        recorder.expectUploadComplete(count: data.count)
     }
 
     @Test(arguments: [URLSessionTransport.FileUploadMode.stream, .contentLength])
@@ -111,7 +73,7 @@ struct URLSessionTransportUploadTests {
         let pipe = TestPipe()
         let body = Self.inputStreamBody(from: pipe)
         pipe.write(Data(repeating: 1, count: 1000))
-        try await expectCancelledAtOnce(uploading: body)
+        try await TransportFixture.expectCancelledAtOnce(uploading: body, using: transport)
         // Ends the blocked read, freeing URLSession's work queue for the other tests.
         pipe.closeWriting()
         let after = try await upload(HTTPBody("after"))

@@ -8,15 +8,6 @@ struct TransportContractDownloadTests {
     /// A client over the subject's shared transport, no retries, so each failure shows as it is.
     private func client(_ subject: any ContractTransport) -> Client { Client(transport: subject.shared, retry: .none) }
 
-    /// Checks that the download reports end at `count` of `count` and never go backwards.
-    private func expectComplete(_ recorder: ProgressRecorder, count: Int) {
-        let reports = recorder.reports(.download)
-        #expect(reports.last?.completed == Int64(count))
-        #expect(reports.last?.expected == Int64(count))
-        #expect(reports.last?.fractionCompleted == 1)
-        #expect(zip(reports, reports.dropFirst()).allSatisfy { $0.completed <= $1.completed })
-    }
-
     @Test(arguments: ContractTransports.all)
     func bufferedDownloadHasTheBytesAndReportsProgressAgainstContentLength(
         _ subject: any ContractTransport
@@ -28,7 +19,7 @@ struct TransportContractDownloadTests {
             options: RequestOptions(progress: recorder.destination))
         #expect(response.body == TransportFixture.pattern(count))
         #expect(recorder.reports(.download).allSatisfy { $0.expected == Int64(count) })
-        expectComplete(recorder, count: count)
+        recorder.expectDownloadComplete(count: count)
     }
 
     @Test(arguments: ContractTransports.all)
@@ -40,7 +31,7 @@ struct TransportContractDownloadTests {
         #expect(response.head.contentLength == nil)
         #expect(response.body.count == 80000)
         #expect(recorder.reports(.download).dropLast().allSatisfy { $0.expected == nil })
-        expectComplete(recorder, count: 80000)
+        recorder.expectDownloadComplete(count: 80000)
     }
 
     @Test(arguments: ContractTransports.all)
@@ -68,7 +59,7 @@ struct TransportContractDownloadTests {
         #expect(response.metrics.bytesReceived == Int64(count))
         #expect(try Data(contentsOf: destination) == TransportFixture.pattern(count))
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["download.bin"])
-        expectComplete(recorder, count: count)
+        recorder.expectDownloadComplete(count: count)
     }
 
     @Test(arguments: ContractTransports.all)

@@ -18,9 +18,9 @@ struct ReceivedUpload {
     }
 }
 
-@Suite("Transport contract: uploads", .serialized)
-struct TransportContractUploadTests {
-    private func upload(
+extension TransportFixture {
+    /// Uploads `body` to the fault server's `/hash` through `transport` and returns what it saw.
+    static func upload(
         _ body: HTTPBody, using transport: any ClientTransport, fields: KeyValuePairs<String, String> = [:],
         recorder: ProgressRecorder? = nil
     ) async throws -> ReceivedUpload {
@@ -30,18 +30,9 @@ struct TransportContractUploadTests {
         return ReceivedUpload(try await TransportFixture.json(response))
     }
 
-    /// Checks that upload reports end at `count` of `count`.
-    private func expectUploadComplete(_ recorder: ProgressRecorder, count: Int) {
-        let reports = recorder.reports(.upload)
-        #expect(reports.last?.completed == Int64(count))
-        #expect(reports.last?.expected == Int64(count))
-        #expect(reports.allSatisfy { $0.expected == Int64(count) })
-        #expect(zip(reports, reports.dropFirst()).allSatisfy { $0.completed <= $1.completed })
-    }
-
     /// Starts uploading `body`, cancels the call 300 ms later and expects it to end with
     /// `CancellationError` within 2 s, whatever the body's stream is doing.
-    private func expectCancelledAtOnce(uploading body: HTTPBody, using transport: any ClientTransport) async throws {
+    static func expectCancelledAtOnce(uploading body: HTTPBody, using transport: any ClientTransport) async throws {
         let call = Task { try await upload(body, using: transport) }
         try await Task.sleep(for: .milliseconds(300))
         let clock = ContinuousClock()
@@ -50,17 +41,20 @@ struct TransportContractUploadTests {
         await #expect(throws: CancellationError.self) { _ = try await call.value }
         #expect(clock.now - cancelledAt < .seconds(2))
     }
+}
 
+@Suite("Transport contract: uploads", .serialized)
+struct TransportContractUploadTests {
     @Test(arguments: ContractTransports.all)
     func dataBodyArrivesWithContentLength(_ subject: any ContractTransport) async throws {
         let data = TransportFixture.randomData(200_000)
         let recorder = ProgressRecorder()
-        let received = try await upload(HTTPBody(data), using: subject.shared, recorder: recorder)
+        let received = try await TransportFixture.upload(HTTPBody(data), using: subject.shared, recorder: recorder)
         #expect(received.bytes == data.count)
         #expect(received.sha256 == (try await TransportFixture.sha256(data)))
         #expect(received.contentLength == data.count)
         #expect(received.chunked == false)
-        expectUploadComplete(recorder, count: data.count)
+        recorder.expectUploadComplete(count: data.count)
     }
 
     @Test(arguments: ContractTransports.all)
@@ -70,12 +64,13 @@ struct TransportContractUploadTests {
         try data.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         let recorder = ProgressRecorder()
-        let received = try await upload(try HTTPBody(fileAt: file), using: subject.shared, recorder: recorder)
+        let received = try await TransportFixture.upload(
+            try HTTPBody(fileAt: file), using: subject.shared, recorder: recorder)
         #expect(received.bytes == data.count)
         #expect(received.sha256 == (try await TransportFixture.sha256(data)))
         #expect(received.chunked == false)
         #expect(received.contentLength == data.count)
-        expectUploadComplete(recorder, count: data.count)
+        recorder.expectUploadComplete(count: data.count)
     }
 
     @Test(arguments: ContractTransports.all)
@@ -86,13 +81,13 @@ struct TransportContractUploadTests {
         let chunks = stride(from: 0, to: data.count, by: 100_000).map { data[$0..<min($0 + 100_000, data.count)] }
         let body = HTTPBody(stream: chunks.map { Data($0) }.asyncChunks, length: .known(Int64(data.count)))
         let recorder = ProgressRecorder()
-        let received = try await upload(
+        let received = try await TransportFixture.upload(
             body, using: subject.shared, fields: ["Content-Length": "2000000"], recorder: recorder)
         #expect(received.bytes == data.count)
         #expect(received.sha256 == (try await TransportFixture.sha256(data)))
         #expect(received.chunked == false)
         #expect(received.contentLength == data.count)
-        expectUploadComplete(recorder, count: data.count)
+        recorder.expectUploadComplete(count: data.count)
     }
 
     @Test(arguments: ContractTransports.all)
@@ -100,7 +95,7 @@ struct TransportContractUploadTests {
         let parts = (0..<50).map { Data(repeating: UInt8($0), count: 3000 + $0) }
         let whole = parts.reduce(Data(), +)
         let recorder = ProgressRecorder()
-        let received = try await upload(
+        let received = try await TransportFixture.upload(
             HTTPBody(stream: parts.asyncChunks, length: .unknown), using: subject.shared, recorder: recorder)
         #expect(received.bytes == whole.count)
         #expect(received.sha256 == (try await TransportFixture.sha256(whole)))
@@ -120,7 +115,8 @@ struct TransportContractUploadTests {
             }
             continuation.finish()
         }
-        let received = try await upload(HTTPBody(stream: stream, length: .unknown), using: subject.shared)
+        let received = try await TransportFixture.upload(
+            HTTPBody(stream: stream, length: .unknown), using: subject.shared)
         try await producer.value
         #expect(received.bytes == 10_000)
     }
@@ -133,7 +129,7 @@ struct TransportContractUploadTests {
             continuation.finish(throwing: Broken())
         }
         let error = await #expect(throws: ClientError.self) {
-            _ = try await upload(HTTPBody(stream: stream, length: .unknown), using: subject.shared)
+            _ = try await TransportFixture.upload(HTTPBody(stream: stream, length: .unknown), using: subject.shared)
         }
         #expect(error?.code == .invalidRequest, "got \(String(describing: error))")
         #expect(error?.underlying is Broken)
@@ -142,7 +138,9 @@ struct TransportContractUploadTests {
     @Test(arguments: ContractTransports.all)
     func streamShorterThanItsDeclaredLengthIsNotSentAsComplete(_ subject: any ContractTransport) async throws {
         let body = HTTPBody(stream: [Data(repeating: 7, count: 1000)].asyncChunks, length: .known(5000))
-        let error = await #expect(throws: ClientError.self) { _ = try await upload(body, using: subject.shared) }
+        let error = await #expect(throws: ClientError.self) {
+            _ = try await TransportFixture.upload(body, using: subject.shared)
+        }
         #expect(error?.code == .invalidRequest, "got \(String(describing: error))")
         #expect((error?.underlying as? HTTPCoreError)?.code == .bodyLengthMismatch)
     }
@@ -154,7 +152,9 @@ struct TransportContractUploadTests {
         defer { try? FileManager.default.removeItem(at: file) }
         let body = try HTTPBody(fileAt: file)
         try TransportFixture.randomData(10_000).write(to: file)
-        let error = await #expect(throws: ClientError.self) { _ = try await upload(body, using: subject.shared) }
+        let error = await #expect(throws: ClientError.self) {
+            _ = try await TransportFixture.upload(body, using: subject.shared)
+        }
         #expect(error?.code == .invalidRequest, "got \(String(describing: error))")
         #expect((error?.underlying as? HTTPCoreError)?.code == .bodyLengthMismatch)
         #expect(error?.message.contains(file.path) == true)
@@ -171,7 +171,7 @@ struct TransportContractUploadTests {
             let body = HTTPBody(length: .known(3000), iterationBehavior: .single) {
                 withExtendedLifetime(marker) { [Data(repeating: 1, count: 3000)].asyncChunks }
             }
-            let received = try await upload(body, using: subject.shared)
+            let received = try await TransportFixture.upload(body, using: subject.shared)
             #expect(received.bytes == 3000)
         }
         for _ in 0..<200 where released != nil { try await Task.sleep(for: .milliseconds(10)) }
@@ -191,14 +191,14 @@ struct TransportContractUploadTests {
             return stream
         }
         let recorder = ProgressRecorder()
-        let received = try await upload(body, using: subject.shared, recorder: recorder)
+        let received = try await TransportFixture.upload(body, using: subject.shared, recorder: recorder)
         #expect(received.bytes == data.count)
         #expect(received.sha256 == (try await TransportFixture.sha256(data)))
         #expect(received.chunked == false)
         #expect(received.contentLength == data.count)
-        expectUploadComplete(recorder, count: data.count)
+        recorder.expectUploadComplete(count: data.count)
         // A multiple-use body goes again, from a new stream.
-        #expect(try await upload(body, using: subject.shared).sha256 == received.sha256)
+        #expect(try await TransportFixture.upload(body, using: subject.shared).sha256 == received.sha256)
     }
 
     /// Cancelling closes the body's reader, which must not wait for an application's stream
@@ -210,9 +210,9 @@ struct TransportContractUploadTests {
             _ = release.wait(timeout: .now() + 10)
             return InputStream(data: Data("late".utf8))
         }
-        try await expectCancelledAtOnce(uploading: body, using: subject.shared)
+        try await TransportFixture.expectCancelledAtOnce(uploading: body, using: subject.shared)
         release.signal()
-        #expect(try await upload(HTTPBody("after"), using: subject.shared).bytes == 5)
+        #expect(try await TransportFixture.upload(HTTPBody("after"), using: subject.shared).bytes == 5)
     }
 
     @Test(arguments: ContractTransports.all)
@@ -220,7 +220,9 @@ struct TransportContractUploadTests {
         let body = HTTPBody(length: .known(5000), iterationBehavior: .single) {
             InputStream(data: Data(repeating: 7, count: 1000))
         }
-        let error = await #expect(throws: ClientError.self) { _ = try await upload(body, using: subject.shared) }
+        let error = await #expect(throws: ClientError.self) {
+            _ = try await TransportFixture.upload(body, using: subject.shared)
+        }
         #expect(error?.code == .invalidRequest, "got \(String(describing: error))")
         #expect((error?.underlying as? HTTPCoreError)?.code == .bodyLengthMismatch)
     }
@@ -231,7 +233,9 @@ struct TransportContractUploadTests {
         let body = HTTPBody(length: .unknown, iterationBehavior: .single) { () throws -> InputStream in
             throw Refused()
         }
-        let error = await #expect(throws: ClientError.self) { _ = try await upload(body, using: subject.shared) }
+        let error = await #expect(throws: ClientError.self) {
+            _ = try await TransportFixture.upload(body, using: subject.shared)
+        }
         #expect(error?.code == .invalidRequest, "got \(String(describing: error))")
         let underlying = error?.underlying as? HTTPCoreError
         #expect(underlying?.code == .unreadableStream)
@@ -244,7 +248,9 @@ struct TransportContractUploadTests {
         try Data("abc".utf8).write(to: file)
         let body = try HTTPBody(fileAt: file)
         try FileManager.default.removeItem(at: file)
-        let error = await #expect(throws: ClientError.self) { _ = try await upload(body, using: subject.shared) }
+        let error = await #expect(throws: ClientError.self) {
+            _ = try await TransportFixture.upload(body, using: subject.shared)
+        }
         #expect(error?.code == .invalidRequest, "got \(String(describing: error))")
         #expect((error?.underlying as? HTTPCoreError)?.code == .unreadableFile)
     }
@@ -258,7 +264,7 @@ struct TransportContractUploadTests {
         try await TransportFixture.offThePool { try TransportFixture.writePatternFile(to: file, size: size) }
         defer { try? FileManager.default.removeItem(at: file) }
         let expected = try await TransportFixture.sha256(ofFile: file)
-        let received = try await upload(try HTTPBody(fileAt: file), using: subject.shared)
+        let received = try await TransportFixture.upload(try HTTPBody(fileAt: file), using: subject.shared)
         #expect(received.bytes == size)
         #expect(received.sha256 == expected)
         #expect(received.contentLength == size)

@@ -150,6 +150,25 @@ final class ProgressRecorder: @unchecked Sendable {
         defer { lock.unlock() }
         return events.filter { $0.direction == direction }
     }
+
+    /// Checks that the upload reports end at `count` of `count`, each expecting `count`, and
+    /// never go backwards.
+    func expectUploadComplete(count: Int) {
+        let reports = reports(.upload)
+        #expect(reports.last?.completed == Int64(count))
+        #expect(reports.last?.expected == Int64(count))
+        #expect(reports.allSatisfy { $0.expected == Int64(count) })
+        #expect(zip(reports, reports.dropFirst()).allSatisfy { $0.completed <= $1.completed })
+    }
+
+    /// Checks that the download reports end at `count` of `count` and never go backwards.
+    func expectDownloadComplete(count: Int) {
+        let reports = reports(.download)
+        #expect(reports.last?.completed == Int64(count))
+        #expect(reports.last?.expected == Int64(count))
+        #expect(reports.last?.fractionCompleted == 1)
+        #expect(zip(reports, reports.dropFirst()).allSatisfy { $0.completed <= $1.completed })
+    }
 }
 
 /// Thrown by ``withWatchdog(seconds:_:)`` when the work did not finish in time.

@@ -27,22 +27,6 @@ struct AsyncHTTPClientContract: ContractTransport {
     var slowsTheServerForASlowReader: Bool { true }
 }
 
-/// `URLSessionTransport` in the transport contract suite, run here beside the other so the
-/// two are judged by the same tests in the same run.
-struct URLSessionContract: ContractTransport {
-    static let transport = URLSessionTransport()
-
-    var name: String { "URLSessionTransport" }
-    var shared: any ClientTransport { Self.transport }
-    func make() -> any ClientTransport { URLSessionTransport() }
-    func activeTransfers(on transport: any ClientTransport) -> Int {
-        (transport as? URLSessionTransport)?.delegate.activeTransferCount ?? -1
-    }
-    var combinesRepeatedFields: Bool { true }
-    var labelForUnlabelledBody: String? { "application/octet-stream" }
-    var slowsTheServerForASlowReader: Bool { false }
-}
-
 /// The transports this package runs the contract suite against.
 enum ContractTransports {
     static let all: [any ContractTransport] = [URLSessionContract(), AsyncHTTPClientContract()]
