@@ -107,10 +107,17 @@ if which == "all" || which == "requests" {
 
     for variant in variants { _ = try await seconds(Report.quick ? 64 : 400, concurrency: 32, variant.once) }
     for (label, batch, concurrency) in [("sequential", sequentialBatch, 1), ("32 concurrent", concurrentBatch, 32)] {
-        let rates = try await interleavedRounds(
-            variants.map(\.once), rounds: rounds, batches: batches, batch: batch, concurrency: concurrency
-        ).rates
+        let figures = try await interleavedRounds(
+            variants.map(\.once), rounds: rounds, batches: batches, batch: batch, concurrency: concurrency)
+        let rates = figures.rates
         print("GET \(label), raw AsyncHTTPClient: \(String(format: "%.1f", Measure.median(rates[0]))) req/s")
+        for index in variants.indices {
+            print(
+                String(
+                    format: "GET %@, %@: %.1f µs of CPU and %.1f context switches per request (medians)",
+                    label, variants[index].name, Measure.median(figures.cpuMicroseconds[index]),
+                    Measure.median(figures.contextSwitches[index])))
+        }
         for index in variants.indices.dropFirst() {
             print(
                 ratioLine(
