@@ -14,6 +14,8 @@ struct URLRequestConversionTests {
             .header("X-Trace", "t1").body(HTTPBody("hello"), contentType: .plainText)
         let urlRequest = try URLRequest(request)
         #expect(urlRequest.httpMethod == "PUT")
+        // GET is left as URLRequest's own method, not set again.
+        #expect(try URLRequest(HTTPRequest.get("https://example.com/items/1")).httpMethod == "GET")
         #expect(urlRequest.url?.absoluteString == "https://example.com/items/1")
         #expect(urlRequest.value(forHTTPHeaderField: "X-Trace") == "t1")
         #expect(urlRequest.httpBody == Data("hello".utf8))

@@ -23,7 +23,8 @@ extension HTTPRequest {
                 request: self)
         }
         var urlRequest = URLRequest(url: url)
-        urlRequest.httpMethod = method.rawValue
+        // `GET` is URLRequest's own; setting it anyway costs a bridged string on Linux.
+        if method != .get { urlRequest.httpMethod = method.rawValue }
         urlRequest.httpShouldHandleCookies = false
         urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
         if let interval = URLSessionTransport.timeoutInterval(for: idleTimeout) {
