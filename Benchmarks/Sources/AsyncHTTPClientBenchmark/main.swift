@@ -111,13 +111,7 @@ if which == "all" || which == "requests" {
             variants.map(\.once), rounds: rounds, batches: batches, batch: batch, concurrency: concurrency)
         let rates = figures.rates
         print("GET \(label), raw AsyncHTTPClient: \(String(format: "%.1f", Measure.median(rates[0]))) req/s")
-        for index in variants.indices {
-            print(
-                String(
-                    format: "GET %@, %@: %.1f µs of CPU and %.1f context switches per request (medians)",
-                    label, variants[index].name, Measure.median(figures.cpuMicroseconds[index]),
-                    Measure.median(figures.contextSwitches[index])))
-        }
+        figures.printCosts(label, names: variants.map(\.name))
         for index in variants.indices.dropFirst() {
             print(
                 ratioLine(

@@ -74,6 +74,22 @@ struct RoundFigures {
     var contextSwitches: [[Double]]
 }
 
+extension RoundFigures {
+    /// Prints each variant's CPU time and context switches per request (medians over the rounds).
+    /// - Parameters:
+    ///   - label: The mode, such as `sequential`.
+    ///   - names: The variants' names, in the order of the figures.
+    func printCosts(_ label: String, names: [String]) {
+        for index in names.indices {
+            print(
+                String(
+                    format: "GET %@, %@: %.1f µs of CPU and %.1f context switches per request (medians)",
+                    label, names[index], Measure.median(cpuMicroseconds[index]),
+                    Measure.median(contextSwitches[index])))
+        }
+    }
+}
+
 /// Runs `rounds` rounds of `variants`, each round `batches` batches of `batch` calls of every
 /// variant, `concurrency` at a time, in a shuffled order each time: the machine's slow and fast
 /// spells then fall on all of them alike, where one long run per variant would catch a spell

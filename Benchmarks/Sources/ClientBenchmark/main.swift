@@ -164,13 +164,7 @@ if which == "all" || which == "requests" {
         let figures = try await interleavedRounds(
             variants.map(\.once), rounds: rounds, batches: batches, batch: batch, concurrency: concurrency)
         let rates = figures.rates
-        for index in variants.indices {
-            print(
-                String(
-                    format: "GET %@, %@: %.1f µs of CPU and %.1f context switches per request (medians)",
-                    label, variants[index].name, Measure.median(figures.cpuMicroseconds[index]),
-                    Measure.median(figures.contextSwitches[index])))
-        }
+        figures.printCosts(label, names: variants.map(\.name))
         for index in variants.indices.dropFirst() {
             print(
                 ratioLine(
