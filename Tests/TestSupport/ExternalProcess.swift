@@ -32,12 +32,7 @@ public enum ExternalProcess {
     /// - Returns: The exit status and the captured output.
     /// - Throws: When the program cannot be started.
     public static func run(_ executable: String, _ arguments: [String], input: Data = Data()) async throws -> Output {
-        try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread {
-                continuation.resume(with: Result { try runBlocking(executable, arguments, input: input) })
-            }
-            thread.start()
-        }
+        try await DedicatedThread.run { try runBlocking(executable, arguments, input: input) }
     }
 
     /// At most two programs run at once. Dozens of tests start peers together when the
