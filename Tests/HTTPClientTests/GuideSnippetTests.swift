@@ -123,30 +123,28 @@ struct GuideSnippetTests {
 
         // The guide's 10 s timeout bounds the token refresher's step too: in the first seconds
         // of a cold suite run that step can wait that long for a thread (StarvedStart).
-        try await StarvedStart.retryingTimeouts(
-            when: { ($0 as? ClientError)?.code == .timedOut },
-            run: {
-                let tokens = TokenRefresher(token: "expired") { _ in "fresh-token" }
-                let client = Client(
-                    baseURL: baseURL,
-                    headerFields: try HTTPFields(["Accept": "application/json"]),
-                    interceptors: [
-                        ResponseValidation(statuses: [200...299]),
-                        BearerAuth(tokens),
-                        Logging(.headers) { line in print(line) },
-                    ],
-                    observers: [EventObserver { event in if case .finished = event.kind { print(event) } }],
-                    retry: [
-                        .transportErrors(max: 3),
-                        .status([429, 503], honorRetryAfter: true),
-                        .attempts(max: 4),
-                        .backoff(.exponential(base: 0.5, cap: 30), jitter: .full),
-                    ],
-                    timeout: .seconds(10)
-                )
-                let response = try await client.send(HTTPRequest(url: URL(string: "bearer")!))
-                print(response.status)  // 200 OK
-            })
+        try await StarvedStart.retryingTimeouts {
+            let tokens = TokenRefresher(token: "expired") { _ in "fresh-token" }
+            let client = Client(
+                baseURL: baseURL,
+                headerFields: try HTTPFields(["Accept": "application/json"]),
+                interceptors: [
+                    ResponseValidation(statuses: [200...299]),
+                    BearerAuth(tokens),
+                    Logging(.headers) { line in print(line) },
+                ],
+                observers: [EventObserver { event in if case .finished = event.kind { print(event) } }],
+                retry: [
+                    .transportErrors(max: 3),
+                    .status([429, 503], honorRetryAfter: true),
+                    .attempts(max: 4),
+                    .backoff(.exponential(base: 0.5, cap: 30), jitter: .full),
+                ],
+                timeout: .seconds(10)
+            )
+            let response = try await client.send(HTTPRequest(url: URL(string: "bearer")!))
+            print(response.status)  // 200 OK
+        }
 
         #expect(printed.values.last == "200 OK")
         let log = printed.values.joined(separator: "\n")

@@ -84,6 +84,13 @@ struct InstantTransport: ClientTransport {
     var enforcesDeadline: Bool { true }
 
     func send(_ request: HTTPRequest, options: TransportOptions) async throws -> TransportResponse { response }
+
+    /// A transport that answers `200 OK` with a 2-byte text body.
+    static func ok() throws -> InstantTransport {
+        var head = HTTPResponse(status: .ok)
+        head.headerFields = try HTTPFields(["Content-Type": "text/plain", "Content-Length": "2"])
+        return InstantTransport(response: TransportResponse(head: head, body: HTTPBody("ok")))
+    }
 }
 
 // MARK: (1) requests per second
@@ -103,9 +110,7 @@ if which == "all" || which == "requests" {
     // Where the client's cost goes: without the observer, and with nothing but the client.
     let quietClient = try makeClient(observer: false)
     let bareClient = try makeClient(interceptors: false, observer: false)
-    var instantHead = HTTPResponse(status: .ok)
-    instantHead.headerFields = try HTTPFields(["Content-Type": "text/plain", "Content-Length": "2"])
-    let instantTransport = InstantTransport(response: TransportResponse(head: instantHead, body: HTTPBody("ok")))
+    let instantTransport = try InstantTransport.ok()
     let instantBare = try makeClient(transport: instantTransport, interceptors: false, observer: false)
     let allVariants: [(name: String, once: @Sendable () async throws -> Void)] = [
         ("raw data(for:)", { [raw] in try await raw.get(smallURL) }),
@@ -372,9 +377,7 @@ if which == "all" || which == "uploads" {
 // MARK: (3) the client's own cost
 
 if which == "overhead" {
-    var head = HTTPResponse(status: .ok)
-    head.headerFields = try HTTPFields(["Content-Type": "text/plain", "Content-Length": "2"])
-    let instant = InstantTransport(response: TransportResponse(head: head, body: HTTPBody("ok")))
+    let instant = try InstantTransport.ok()
     let client = try makeClient(transport: instant)
     let quiet = try makeClient(transport: instant, observer: false)
     let bare = try makeClient(transport: instant, interceptors: false, observer: false)
