@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
 import PackageDescription
 
 /// Compiler settings shared by every target: Swift 6 language mode comes from the
@@ -16,6 +16,9 @@ let package = Package(
         .library(name: "HTTPMultipart", targets: ["HTTPMultipart"]),
         .library(name: "HTTPClient", targets: ["HTTPClient"]),
         .library(name: "HTTPEndpoints", targets: ["HTTPEndpoints"]),
+        // Beside the client, for those who need them; nothing above depends on them.
+        .library(name: "HTTPCache", targets: ["HTTPCache"]),
+        .library(name: "HTTPClientTesting", targets: ["HTTPClientTesting"]),
     ],
     targets: [
         .target(name: "HTTPCore", swiftSettings: swiftSettings),
@@ -27,6 +30,10 @@ let package = Package(
             dependencies: ["HTTPCore", "HTTPEncoding", "HTTPMultipart", "HTTPClient"],
             swiftSettings: swiftSettings
         ),
+        // The RFC 9111 cache: a ClientTransport decorator the client never learns of.
+        .target(name: "HTTPCache", dependencies: ["HTTPCore", "HTTPClient"], swiftSettings: swiftSettings),
+        // Transports for users' tests: the stub transport, HAR record and replay.
+        .target(name: "HTTPClientTesting", dependencies: ["HTTPCore", "HTTPClient"], swiftSettings: swiftSettings),
         .target(
             name: "TestSupport",
             dependencies: ["HTTPCore"],
@@ -54,12 +61,22 @@ let package = Package(
         ),
         .testTarget(
             name: "HTTPClientTests",
-            dependencies: ["HTTPClient", "TestSupport", "HeronUploadProbe"],
+            dependencies: ["HTTPClient", "HTTPClientTesting", "TestSupport", "HeronUploadProbe"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "HTTPEndpointsTests",
-            dependencies: ["HTTPEndpoints", "TestSupport"],
+            dependencies: ["HTTPEndpoints", "HTTPClientTesting", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HTTPCacheTests",
+            dependencies: ["HTTPCache", "HTTPClient", "HTTPClientTesting", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HTTPClientTestingTests",
+            dependencies: ["HTTPClientTesting", "HTTPClient", "TestSupport"],
             swiftSettings: swiftSettings
         ),
     ]

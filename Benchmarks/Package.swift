@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
 import PackageDescription
 
 // Benchmarks live in their own package so the library's manifest names no package.
@@ -36,8 +36,8 @@ let package = Package(
         .executableTarget(
             name: "CacheBenchmark",
             dependencies: [
-                "BenchmarkSupport", .product(name: "HTTPClient", package: "Heron"),
-                .product(name: "HTTPCore", package: "Heron"),
+                "BenchmarkSupport", .product(name: "HTTPCache", package: "Heron"),
+                .product(name: "HTTPClient", package: "Heron"), .product(name: "HTTPCore", package: "Heron"),
             ]
         ),
         .executableTarget(

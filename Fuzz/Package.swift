@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
 // libFuzzer targets for Heron's parsers and encoders of outside input (issue: hardening).
 // Built with the toolchain's fuzzer and address sanitizer by `scripts/fuzz`, never shipped:
 //   scripts/fuzz media-type 60
@@ -29,7 +29,8 @@ let package = Package(
         .executableTarget(
             name: "FuzzCache",
             dependencies: [
-                .product(name: "HTTPClient", package: "Heron"), .product(name: "HTTPCore", package: "Heron"),
+                .product(name: "HTTPCache", package: "Heron"), .product(name: "HTTPClient", package: "Heron"),
+                .product(name: "HTTPCore", package: "Heron"),
             ],
             path: "Sources/FuzzCache", swiftSettings: fuzzSettings),
     ]

@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
 import PackageDescription
 
 /// Compiler settings shared by every target, as in Heron's root package: Swift 6 language

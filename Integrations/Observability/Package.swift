@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
 import PackageDescription
 
 /// Compiler settings shared by every target, as in Heron's root package: Swift 6 language
@@ -53,6 +53,7 @@ let package = Package(
             name: "HeronLoggingTests",
             dependencies: [
                 "HeronLogging",
+                .product(name: "HTTPClientTesting", package: "Heron"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -61,6 +62,7 @@ let package = Package(
             name: "HeronMetricsTests",
             dependencies: [
                 "HeronMetrics",
+                .product(name: "HTTPClientTesting", package: "Heron"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings
@@ -69,6 +71,7 @@ let package = Package(
             name: "HeronTracingTests",
             dependencies: [
                 "HeronTracing",
+                .product(name: "HTTPClientTesting", package: "Heron"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: swiftSettings

@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
 import PackageDescription
 
 /// Compiler settings shared by every target, as in Heron's root package: Swift 6 language
@@ -40,6 +40,7 @@ let package = Package(
             dependencies: [
                 "HeronOpenAPI",
                 .product(name: "HTTPClient", package: "Heron"),
+                .product(name: "HTTPClientTesting", package: "Heron"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],

@@ -68,9 +68,6 @@ public struct ClientError: Error, Sendable, CustomStringConvertible {
         /// An interceptor failed with an error that is not a `ClientError`; see
         /// ``ClientError/underlying``.
         public static let interceptorFailed = Code("interceptorFailed")
-        /// A ``HARReplayTransport`` holds no recorded response for the request; the message
-        /// names the request and the nearest recorded one.
-        public static let noRecordedResponse = Code("noRecordedResponse")
 
         /// The identifier.
         public var description: String { rawValue }

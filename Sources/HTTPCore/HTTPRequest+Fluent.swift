@@ -20,6 +20,12 @@ extension HTTPRequest {
 
         /// Whether the store holds no value.
         public var isEmpty: Bool { storage.isEmpty }
+
+        /// Adds the values of `other` to this store, `other`'s winning for a key both hold.
+        /// - Parameter other: The values to lay over these.
+        public mutating func lay(_ other: Options) {
+            storage.merge(other.storage) { _, new in new }
+        }
     }
 
     /// A key of ``Options``: a type whose `Value` is what the store holds for it.

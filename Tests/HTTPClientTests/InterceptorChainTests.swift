@@ -1,4 +1,5 @@
 import Foundation
+import HTTPClientTesting
 import HTTPCore
 import Testing
 

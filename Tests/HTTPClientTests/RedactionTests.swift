@@ -1,5 +1,6 @@
 import Foundation
 import HTTPClient
+import HTTPClientTesting
 import Testing
 
 /// No description, error, log line, curl command or event prints a URL's password or a

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPClient
+import HTTPClientTesting
 import Testing
 
 /// One rule bounds every retry, whoever asks for it.

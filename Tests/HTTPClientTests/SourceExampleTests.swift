@@ -1,4 +1,5 @@
 import Foundation
+import HTTPClientTesting
 import HTTPCore
 import TestSupport
 import Testing
@@ -14,17 +15,11 @@ import Testing
 struct SourceExampleTests {
     @Test("every ```swift example of Sources/HTTPClient appears verbatim in this file")
     func everySourceExampleIsHere() throws {
-        let tests =
-            try SnippetSource.read("Tests/HTTPClientTests/SourceExampleTests.swift")
-            + SnippetSource.read("Tests/HTTPClientTests/Cache/CacheExampleTests.swift")
-        let root = SnippetSource.packageRoot.appendingPathComponent("Sources/HTTPClient")
-        let files = FileManager.default.enumerator(atPath: root.path)?.compactMap { $0 as? String } ?? []
-        var count = 0
-        for file in files.sorted() where file.hasSuffix(".swift") && !file.contains("URLSession") {
-            for block in SnippetSource.docCommentBlocks(try SnippetSource.read("Sources/HTTPClient/\(file)")) {
-                count += 1
-                #expect(SnippetSource.contains(block, in: tests), "example in \(file) is not tested:\n\(block)")
-            }
+        let (count, untested) = try SnippetSource.untestedDocCommentExamples(
+            under: "Sources/HTTPClient", testedIn: ["Tests/HTTPClientTests/SourceExampleTests.swift"],
+            skipping: { $0.contains("URLSession") })
+        for (file, block) in untested {
+            Issue.record("example in \(file) is not tested:\n\(block.joined(separator: "\n"))")
         }
         #expect(count >= 20)
     }
@@ -268,21 +263,6 @@ struct SourceExampleTests {
         #expect(printed == ["true"])
     }
 
-    @Test("StubTransport")
-    func stubTransport() async throws {
-        var printed: [String] = []
-        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
-
-        let stub = StubTransport()
-        stub.on(.path("/users/42"), reply: .status(.ok, body: Data(#"{"id":42}"#.utf8)))
-        stub.on(.method(.post), reply: [.status(.serviceUnavailable), .status(.created)])
-        let client = Client(baseURL: URL(string: "https://api.test")!, transport: stub)
-        _ = try await client.send(HTTPRequest(url: URL(string: "users/42")!))
-        print(stub.requests.map(\.url.path))  // ["/users/42"]
-
-        #expect(printed == [#"["/users/42"]"#])
-    }
-
     @Test("ClientTransport")
     func clientTransport() async throws {
         struct Canned: ClientTransport {
@@ -437,52 +417,5 @@ struct SourceExampleTests {
         async let first = client.send(.get("config"))
         async let second = client.send(.get("config"))  // the same request, sent once
         _ = try await (first, second)
-    }
-
-    @Test("HARLog")
-    func harLog() throws {
-        var printed: [String] = []
-        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
-
-        let har = #"{"log":{"version":"1.2","creator":{"name":"Firefox","version":"128"},"entries":[]}}"#
-        let log = try HARLog(data: Data(har.utf8))
-        print(log.creator.name, log.entries.count)  // Firefox 0
-
-        #expect(printed == ["Firefox 0"])
-    }
-
-    @Test("HARRecorder")
-    func harRecorder() async throws {
-        let baseURL = try TestServers.httpbin()
-        var printed: [String] = []
-        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
-
-        let recorder = HARRecorder(wrapping: URLSessionTransport(), redacting: [try HTTPFieldName("X-Api-Key")])
-        let client = Client(baseURL: baseURL, transport: recorder)
-        _ = try await client.send(HTTPRequest(url: URL(string: "json")!))
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("session.har")
-        try recorder.write(to: file)
-        print(recorder.entries.map(\.response.status))  // [200]
-
-        #expect(printed == ["[200]"])
-        #expect(try HARLog(data: Data(contentsOf: file)).creator.name == "Heron")
-    }
-
-    @Test("HARReplayTransport")
-    func harReplayTransport() async throws {
-        var printed: [String] = []
-        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
-        let recorder = HARRecorder(wrapping: StubTransport(fallback: .status(.ok, body: Data(#"{"id":7}"#.utf8))))
-        _ = try await Client(transport: recorder).send(.get("https://api.example.com/users/7"))
-        let harFile = FileManager.default.temporaryDirectory.appendingPathComponent("heron-\(UUID().uuidString).har")
-        try recorder.write(to: harFile)
-        defer { try? FileManager.default.removeItem(at: harFile) }
-
-        let replay = try HARReplayTransport(contentsOf: harFile)
-        let client = Client(baseURL: URL(string: "https://api.example.com")!, transport: replay)
-        let response = try await client.send(HTTPRequest(url: URL(string: "users/7")!))
-        print(response.status, String(decoding: response.body, as: UTF8.self))  // 200 OK {"id":7}
-
-        #expect(printed == [#"200 OK {"id":7}"#])
     }
 }

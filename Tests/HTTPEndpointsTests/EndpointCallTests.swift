@@ -1,5 +1,6 @@
 import Foundation
 import HTTPClient
+import HTTPClientTesting
 import HTTPCore
 import HTTPEncoding
 import HTTPEndpoints

@@ -1,15 +1,16 @@
+import HTTPClientTesting
 import HTTPEndpoints
 import TestSupport
 import Testing
 
-// The snippets of Docs/GettingStarted.md, Docs/Testing.md and Docs/RetriesAndAuthentication.md,
+// The snippets of Docs/GettingStarted.md, Docs/HTTPClientTesting.md and Docs/RetriesAndAuthentication.md,
 // verbatim, run against the local servers (or stubs, as the guides say) with `print` captured.
 
 @Suite("Snippets of the getting started, testing and retries guides")
 struct GuidesSnippetTests {
     @Test(
         "every ```swift snippet of the guides appears verbatim in this file",
-        arguments: ["Docs/GettingStarted.md", "Docs/Testing.md", "Docs/RetriesAndAuthentication.md"])
+        arguments: ["Docs/GettingStarted.md", "Docs/HTTPClientTesting.md", "Docs/RetriesAndAuthentication.md"])
     func everySnippetIsHere(document: String) throws {
         let tests = try SnippetSource.read("Tests/HTTPEndpointsTests/GuidesSnippetTests.swift")
         let blocks = SnippetSource.markdownBlocks(try SnippetSource.read(document))

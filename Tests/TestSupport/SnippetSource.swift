@@ -29,6 +29,30 @@ public enum SnippetSource {
         return blocks(in: commentLines)
     }
 
+    /// The ```swift examples in the documentation comments of the Swift files under `folder`
+    /// (relative to the package root) that none of `testFiles` holds verbatim, each with its
+    /// file, and how many examples there are in all.
+    /// - Parameters:
+    ///   - folder: The source folder, such as `Sources/HTTPCache`.
+    ///   - testFiles: The test files that hold the examples, relative to the package root.
+    ///   - skip: Whether to leave out a file, given its path relative to `folder`.
+    public static func untestedDocCommentExamples(
+        under folder: String, testedIn testFiles: [String], skipping skip: (String) -> Bool = { _ in false }
+    ) throws -> (count: Int, untested: [(file: String, block: [String])]) {
+        let tests = try testFiles.map(read).joined(separator: "\n")
+        let root = packageRoot.appendingPathComponent(folder)
+        let files = FileManager.default.enumerator(atPath: root.path)?.compactMap { $0 as? String } ?? []
+        var count = 0
+        var untested: [(file: String, block: [String])] = []
+        for file in files.sorted() where file.hasSuffix(".swift") && !skip(file) {
+            for block in docCommentBlocks(try read("\(folder)/\(file)")) {
+                count += 1
+                if !contains(block, in: tests) { untested.append((file, block)) }
+            }
+        }
+        return (count, untested)
+    }
+
     /// Whether `source` holds the lines of `block` consecutively, ignoring indentation,
     /// trailing spaces, blank lines and `import` lines (a snippet is indented inside a test
     /// function, whose file does the imports).

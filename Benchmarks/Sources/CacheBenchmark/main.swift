@@ -19,6 +19,7 @@
 // HERON_BENCH_JSON / HERON_BENCH_QUICK: see BenchmarkSupport's Report.
 import BenchmarkSupport
 import Foundation
+import HTTPCache
 import HTTPClient
 import HTTPCore
 

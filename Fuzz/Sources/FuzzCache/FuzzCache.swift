@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import HTTPCache
 import HTTPClient
 import HTTPCore
 

@@ -115,8 +115,8 @@ extension Client {
         record: inout CallRecord, events: inout EventBuffer
     ) async throws -> ClientResponse<Mode.Content> {
         var base = try resolved(request)
-        // The cache beneath reads the call's policy from the request (CachingTransport).
-        if let policy = options.cachePolicy { base.options[CachePolicyOption.self] = policy }
+        // Transports beneath read the call's settings from the request (a cache's policy).
+        if !options.requestOptions.isEmpty { base.options.lay(options.requestOptions) }
         let interceptors = options.interceptors.isEmpty ? self.interceptors : options.interceptors + self.interceptors
         let inline = options.interceptors.isEmpty ? interceptorsRunInline : interceptors.stepsRunInline
         var context = InterceptorContext(

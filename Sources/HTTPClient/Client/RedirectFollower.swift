@@ -2,7 +2,7 @@ import Foundation
 import HTTPCore
 
 /// Turns a redirect response into the next request (RFC 9110 §15.4), without I/O.
-enum RedirectFollower {
+package enum RedirectFollower {
     /// Fields never carried to another origin: the credentials, and an explicit `Host`,
     /// which names the old origin (RFC 9110 §7.2) and would misroute the request.
     static let credentialFields: [HTTPFieldName] = [.authorization, .cookie, .proxyAuthorization, .host]
@@ -51,7 +51,7 @@ enum RedirectFollower {
     }
 
     /// Whether two URLs share scheme, host and port (RFC 6454 §4), default ports filled in.
-    static func sameOrigin(_ lhs: URL, _ rhs: URL) -> Bool {
+    package static func sameOrigin(_ lhs: URL, _ rhs: URL) -> Bool {
         let lhsScheme = lhs.scheme?.lowercased()
         let rhsScheme = rhs.scheme?.lowercased()
         return lhsScheme == rhsScheme && lhs.host?.lowercased() == rhs.host?.lowercased()

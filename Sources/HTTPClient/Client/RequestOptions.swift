@@ -44,10 +44,11 @@ public struct RequestOptions: Sendable {
     /// ``ClientError/Code/timedOut`` naming the attempts made; a backoff that would end past it
     /// is not started.
     public var deadline: ContinuousClock.Instant?
-    /// How this call uses a ``CachingTransport`` beneath the client, or `nil` for the cache's
-    /// ``CacheConfiguration/defaultPolicy`` (or the request's own
-    /// ``HTTPCore/HTTPRequest/cachePolicy(_:)``, which this overrides).
-    public var cachePolicy: CachePolicy?
+    /// Settings for the transports beneath the client, laid over the request's own
+    /// `HTTPRequest.options` for this call (a value set here wins). A module that
+    /// decorates a transport declares its keys and, usually, a typed property over this
+    /// store (HTTPCache's `RequestOptions.cachePolicy`); the client only passes it on.
+    public var requestOptions: HTTPRequest.Options
 
     /// Creates options.
     /// - Parameters:
@@ -67,6 +68,7 @@ public struct RequestOptions: Sendable {
         interceptors: [any Interceptor] = [], progress: ProgressDestination? = nil, idleTimeout: Duration? = nil,
         deadline: ContinuousClock.Instant? = nil
     ) {
+        self.requestOptions = HTTPRequest.Options()
         self.deadline = deadline
         self.idleTimeout = idleTimeout
         self.timeout = timeout

@@ -104,11 +104,11 @@ public final class CoalescingTransport: ClientTransport {
 }
 
 /// One shared request and the callers waiting for it.
-final class Flight: Sendable {
+package final class Flight: Sendable {
     /// What every caller gets.
-    struct Shared: Sendable {
-        let head: HTTPResponse
-        let body: Data?
+    package struct Shared: Sendable {
+        package let head: HTTPResponse
+        package let body: Data?
         let bytesSent: Int64?
     }
 
@@ -129,7 +129,7 @@ final class Flight: Sendable {
     private let options: TransportOptions
     private let ended: @Sendable (Flight) -> Void
 
-    init(
+    package init(
         base: any ClientTransport, request: HTTPRequest, options: TransportOptions,
         ended: @escaping @Sendable (Flight) -> Void
     ) {
@@ -141,7 +141,7 @@ final class Flight: Sendable {
 
     /// A new caller's number, or `nil` when every caller left and the request is being
     /// cancelled.
-    func join() -> UInt64? {
+    package func join() -> UInt64? {
         state.withLock { state in
             guard !state.abandoned else { return nil }
             state.nextID += 1
@@ -151,7 +151,7 @@ final class Flight: Sendable {
     }
 
     /// Starts the request, once, unless every caller left already.
-    func start() {
+    package func start() {
         state.withLock { state in
             guard state.task == nil, !state.abandoned else { return }
             state.task = makeTask()
@@ -179,7 +179,7 @@ final class Flight: Sendable {
     }
 
     /// The shared response, for caller `id`.
-    func wait(_ id: UInt64) async throws -> Shared {
+    package func wait(_ id: UInt64) async throws -> Shared {
         try await withCheckedThrowingContinuation { continuation in
             let ready: Result<Shared, any Error>? = state.withLock { state in
                 guard state.members.contains(id) else { return .failure(CancellationError()) }

@@ -202,7 +202,7 @@ public struct RetryStack: Sendable, ExpressibleByArrayLiteral, CustomStringConve
                 return (index, .retry(max: max, retryAfter: nil))
             case .statuses(let statuses, let max, let honor, let limit):
                 guard case .response(let head, _) = outcome, statuses.contains(head.status.code),
-                    !head.isMadeByCache
+                    !head.isFinalLocalAnswer
                 else { continue }
                 guard honor, let retryAfter = RetryAfter(head.headerFields) else {
                     return (index, .retry(max: max, retryAfter: nil))

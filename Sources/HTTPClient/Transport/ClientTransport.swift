@@ -141,14 +141,14 @@ public struct TransportResponse: Sendable {
 extension HTTPResponse {
     /// Whether this response to `request` has a body: not for a `HEAD` request, `204` or
     /// `304` (RFC 9110 §6.4.1; a transport never returns `1xx`).
-    func hasBody(answering request: HTTPRequest) -> Bool {
+    package func hasBody(answering request: HTTPRequest) -> Bool {
         request.method != .head && status.code != 204 && status.code != 304
     }
 
     /// The body length `Content-Length` declares and the body has as delivered: `nil` for a
     /// `Content-Encoding` that transports decode (URLSession does), whose length counts the
     /// encoded bytes.
-    var decodedBodyLength: Int64? {
+    package var decodedBodyLength: Int64? {
         guard let length = contentLength else { return nil }
         if let coding = headerFields[.contentEncoding], coding.lowercased() != "identity" { return nil }
         return length

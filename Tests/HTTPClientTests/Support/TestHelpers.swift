@@ -1,5 +1,7 @@
 import Foundation
+import HTTPClientTesting
 import HTTPCore
+import TestSupport
 import Testing
 
 @testable import HTTPClient
@@ -103,13 +105,7 @@ enum Fixtures {
     }
 
     /// A one-shot stream body of `text`.
-    static func oneShotBody(_ text: String) -> HTTPBody {
-        let stream = AsyncStream<Data> { continuation in
-            continuation.yield(Data(text.utf8))
-            continuation.finish()
-        }
-        return HTTPBody(stream: stream, length: .known(Int64(text.utf8.count)))
-    }
+    static func oneShotBody(_ text: String) -> HTTPBody { .oneShot(text) }
 }
 
 extension RetryStack {

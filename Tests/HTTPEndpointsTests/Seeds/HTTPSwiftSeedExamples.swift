@@ -1,3 +1,4 @@
+import HTTPClientTesting
 import HTTPEndpoints
 import Testing
 

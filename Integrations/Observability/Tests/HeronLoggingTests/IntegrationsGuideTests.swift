@@ -1,5 +1,6 @@
 import Foundation
 import HTTPClient
+import HTTPClientTesting
 import HeronLogging
 import InMemoryLogging
 import Logging

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPClient
+import HTTPClientTesting
 import HeronMetrics
 import Metrics
 import MetricsTestKit

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPClient
+import HTTPClientTesting
 import HeronTracing
 import Testing
 import Tracing

@@ -1,0 +1,181 @@
+import Foundation
+import HTTPClient
+import HTTPCore
+
+/// The directives of `Cache-Control` field lines (RFC 9111 §5.2), parsed once.
+///
+/// Grammar (RFC 9111 §5.2, RFC 9110 §5.6): a comma-separated list of
+/// `token [ "=" ( token / quoted-string ) ]`, names compared case-insensitively. A comma or
+/// a directive name inside a quoted string belongs to that string (`ext="max-age=5"` holds
+/// no `max-age`). A member that does not follow the grammar (`max-age =5`, `max-age= 5`) is
+/// skipped whole. When a directive appears more than once, the first occurrence counts
+/// (RFC 9111 §4.2.1 allows the first or treating the response as stale).
+struct CacheDirectives: Sendable, Equatable {
+    /// Directive names (lowercased) to their argument, unquoted; `nil` for none.
+    private(set) var arguments: [String: String?] = [:]
+    /// Whether the argument of a directive was a quoted string.
+    private var quoted: Set<String> = []
+
+    init() {}
+
+    /// Parses every `Cache-Control` line of `fields`.
+    init(_ fields: HTTPFields) {
+        for value in fields[values: .cacheControl] { parse(value) }
+    }
+
+    /// Parses one field value.
+    init(parsing value: String) { parse(value) }
+
+    /// Whether `name` is present, with or without an argument.
+    func has(_ name: String) -> Bool { arguments[name] != nil }
+
+    /// The argument of `name`, `nil` when absent or without one.
+    func argument(_ name: String) -> String? { arguments[name] ?? nil }
+
+    /// The delta-seconds argument of `name` (RFC 9111 §1.2.2).
+    ///
+    /// - Returns: `nil` when the directive is absent; `.invalid` when present without
+    ///   1*DIGIT in the token form (a sign, a fraction, a quoted or an empty value); the
+    ///   number otherwise, values past 2^31 read as 2^31 as §1.2.2 requires.
+    func seconds(_ name: String) -> DeltaSeconds? {
+        guard let argument = arguments[name] else { return nil }
+        guard let text = argument, !quoted.contains(name), let value = DeltaSeconds.parse(text) else {
+            return .invalid
+        }
+        return .value(value)
+    }
+
+    /// The field names listed in the argument of `no-cache` or `private`
+    /// (`no-cache="Set-Cookie, X-A"`), lowercased; empty when it has none.
+    func fieldNames(of name: String) -> [String] {
+        guard let argument = argument(name) else { return [] }
+        return argument.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            .filter { !$0.isEmpty }
+    }
+
+    /// A delta-seconds argument as read.
+    enum DeltaSeconds: Equatable, Sendable {
+        /// A number of seconds, at most 2^31.
+        case value(Int64)
+        /// Present but not 1*DIGIT.
+        case invalid
+
+        /// The greatest value a cache must handle (RFC 9111 §1.2.2).
+        static let cap: Int64 = 2_147_483_648
+
+        /// `text` as 1*DIGIT, capped at 2^31; `nil` when it is anything else.
+        static func parse(_ text: some StringProtocol) -> Int64? {
+            guard !text.isEmpty else { return nil }
+            var value: Int64 = 0
+            for byte in text.utf8 {
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+                value = min(cap, value * 10 + Int64(byte - UInt8(ascii: "0")))
+            }
+            return value
+        }
+
+        /// The seconds, `0` for an invalid value (which makes a response stale at once).
+        var secondsOrZero: Int64 {
+            if case .value(let value) = self { return value }
+            return 0
+        }
+    }
+
+    // MARK: Parsing
+
+    /// Whether `byte` is a `tchar` (RFC 9110 §5.6.2).
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        default:
+            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
+    }
+
+    private mutating func parse(_ value: String) {
+        let bytes = Array(value.utf8)
+        var index = 0
+        func skipBlanks() {
+            while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x09 { index += 1 }
+        }
+        func skipMember() {
+            // To the next comma outside a quoted string.
+            var inQuotes = false
+            while index < bytes.count {
+                let byte = bytes[index]
+                if inQuotes {
+                    if byte == UInt8(ascii: "\\") {
+                        index += 1
+                    } else if byte == UInt8(ascii: "\"") {
+                        inQuotes = false
+                    }
+                } else if byte == UInt8(ascii: "\"") {
+                    inQuotes = true
+                } else if byte == UInt8(ascii: ",") {
+                    return
+                }
+                index += 1
+            }
+        }
+        while index < bytes.count {
+            skipBlanks()
+            if index < bytes.count, bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            guard index < bytes.count else { break }
+            let nameStart = index
+            while index < bytes.count, Self.isTokenByte(bytes[index]) { index += 1 }
+            guard index > nameStart else {
+                skipMember()
+                continue
+            }
+            let name = String(decoding: bytes[nameStart..<index], as: UTF8.self).lowercased()
+            var argument: String?
+            var isQuoted = false
+            if index < bytes.count, bytes[index] == UInt8(ascii: "=") {
+                index += 1
+                if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
+                    index += 1
+                    var text: [UInt8] = []
+                    var closed = false
+                    while index < bytes.count {
+                        let byte = bytes[index]
+                        index += 1
+                        if byte == UInt8(ascii: "\\"), index < bytes.count {
+                            text.append(bytes[index])
+                            index += 1
+                        } else if byte == UInt8(ascii: "\"") {
+                            closed = true
+                            break
+                        } else {
+                            text.append(byte)
+                        }
+                    }
+                    guard closed else { break }
+                    argument = String(decoding: text, as: UTF8.self)
+                    isQuoted = true
+                } else {
+                    let start = index
+                    while index < bytes.count, Self.isTokenByte(bytes[index]) { index += 1 }
+                    guard index > start else {
+                        skipMember()
+                        continue
+                    }
+                    argument = String(decoding: bytes[start..<index], as: UTF8.self)
+                }
+            }
+            skipBlanks()
+            guard index == bytes.count || bytes[index] == UInt8(ascii: ",") else {
+                skipMember()
+                continue
+            }
+            if arguments[name] == nil {
+                arguments[name] = .some(argument)
+                if isQuoted { quoted.insert(name) }
+            }
+        }
+    }
+}

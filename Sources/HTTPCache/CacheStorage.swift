@@ -1,0 +1,113 @@
+import Foundation
+import HTTPClient
+import HTTPCore
+
+/// Where a ``CachingTransport`` keeps responses: entries by key, their bodies, a capacity.
+///
+/// Implementations are ``MemoryCacheStorage`` and ``DiskCacheStorage``; a storage of your own
+/// conforms with these six methods. Each must be safe to call from many tasks at once, and
+/// a failure must leave the storage usable (a broken entry is dropped, not fatal).
+///
+/// A new entry is written in two steps: ``makeWriter(for:replacing:)`` returns a
+/// ``CacheBodyWriter`` that takes the body chunk by chunk as it arrives; only
+/// ``CacheBodyWriter/commit()`` makes the entry visible (and drops the entries it replaces),
+/// so a body that failed or was cut short is never served.
+///
+/// ```swift
+/// let storage = MemoryCacheStorage(capacity: 8 * 1024 * 1024)
+/// let transport = CachingTransport(wrapping: URLSessionTransport(), storage: storage)
+/// let client = Client(baseURL: baseURL, transport: transport)
+/// _ = try await client.send(.get("cache/60"))
+/// print(storage.count)  // 1
+/// ```
+public protocol CacheStorage: Sendable {
+    /// The entries stored for `key`: every variant (RFC 9111 §4.1), in no particular order.
+    /// - Parameter key: The partition and URI.
+    /// - Returns: The entries, empty when there is none.
+    /// - Throws: An error of the storage; the caller treats it as a miss.
+    func entries(for key: CacheKey) throws -> [CacheEntry]
+
+    /// The body of `entry`, readable once, or `nil` when it is gone (evicted meanwhile).
+    /// - Parameter entry: An entry ``entries(for:)`` returned.
+    /// - Returns: The body.
+    /// - Throws: An error of the storage; the caller treats it as a miss.
+    func body(of entry: CacheEntry) throws -> HTTPBody?
+
+    /// Begins storing `entry`, whose body follows through the writer.
+    /// - Parameters:
+    ///   - entry: The new entry (its ``CacheEntry/bodyLength`` is set by the writer).
+    ///   - replacing: The IDs of entries the new one supersedes, dropped on commit.
+    /// - Returns: The writer of the body.
+    /// - Throws: An error of the storage; the response is then not stored.
+    func makeWriter(for entry: CacheEntry, replacing: [String]) throws -> any CacheBodyWriter
+
+    /// Replaces the stored head and times of `entry` (after a `304`, RFC 9111 §4.3.4), keeping
+    /// its body; nothing when it is gone.
+    /// - Parameter entry: The entry with its new head.
+    /// - Throws: An error of the storage.
+    func update(_ entry: CacheEntry) throws
+
+    /// Drops the entries with these IDs stored for `key`.
+    /// - Parameters:
+    ///   - ids: The entries to drop.
+    ///   - key: Their key.
+    /// - Throws: An error of the storage.
+    func remove(_ ids: [String], for key: CacheKey) throws
+
+    /// Drops every entry of `partition`, or every entry when `partition` is `nil`.
+    /// - Parameter partition: The partition to empty, or `nil` for all.
+    /// - Throws: An error of the storage.
+    func removeAll(partition: String?) throws
+
+    /// Drops every entry of `uri`, in every partition: what an unsafe request invalidates
+    /// (RFC 9111 §4.4) is stale for every user. A writer begun before and committed after
+    /// must not bring an entry of `uri` back.
+    /// - Parameter uri: The request URI (``CacheKey/uri``).
+    /// - Returns: How many entries were dropped.
+    /// - Throws: An error of the storage.
+    @discardableResult
+    func removeAll(uri: String) throws -> Int
+
+    /// Drops every entry of every partition but `kept`: at sign-out, the responses of every
+    /// credential the user had (with ``CachePartition/byAuthorization`` each token rotation
+    /// made a partition of its own).
+    /// - Parameter kept: The partition to keep, such as `""` for requests without credentials.
+    /// - Throws: An error of the storage.
+    func removeAll(keepingPartition kept: String) throws
+}
+
+extension CacheStorage {
+    /// Drops every entry (``removeAll(partition:)`` with `nil`): a storage that cannot find
+    /// the entries of a URI across partitions invalidates too much rather than too little.
+    /// - Parameter uri: The request URI.
+    /// - Returns: `0`: the count is unknown.
+    /// - Throws: An error of the storage.
+    @discardableResult
+    public func removeAll(uri: String) throws -> Int {
+        try removeAll(partition: nil)
+        return 0
+    }
+
+    /// Drops every entry (``removeAll(partition:)`` with `nil`), the kept partition too: a
+    /// storage that cannot list its partitions drops too much rather than too little.
+    /// - Parameter kept: The partition that would be kept.
+    /// - Throws: An error of the storage.
+    public func removeAll(keepingPartition kept: String) throws {
+        try removeAll(partition: nil)
+    }
+}
+
+/// Takes the body of a new entry as it arrives; see ``CacheStorage/makeWriter(for:replacing:)``.
+public protocol CacheBodyWriter: Sendable {
+    /// Appends `chunk` to the body.
+    /// - Parameter chunk: The next bytes.
+    /// - Throws: When the storage cannot take them; the writer is then discarded.
+    func write(_ chunk: Data) throws
+    /// Makes the entry visible, with the body written so far, replacing the entries named
+    /// when the writer was made.
+    /// - Throws: When the storage cannot keep it; nothing is then stored.
+    func commit() throws
+    /// Drops what was written; the entry is never stored. Safe to call more than once, and
+    /// after ``commit()`` (then it does nothing).
+    func discard()
+}

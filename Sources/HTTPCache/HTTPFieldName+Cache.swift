@@ -1,0 +1,24 @@
+import HTTPClient
+import HTTPCore
+
+extension HTTPFieldName {
+    /// `Expires` (RFC 9111 §5.3).
+    static let expires = try! HTTPFieldName("Expires")
+    /// `Cache-Status` (RFC 9211).
+    static let cacheStatus = try! HTTPFieldName("Cache-Status")
+    /// `Content-Location` (RFC 9110 §8.7).
+    static let contentLocation = try! HTTPFieldName("Content-Location")
+    /// `Content-Range` (RFC 9110 §14.4).
+    static let contentRange = try! HTTPFieldName("Content-Range")
+    /// The preconditions whose answer is never stored: it depends on the precondition, which a
+    /// later plain `GET` lacks (`If-None-Match` and `If-Modified-Since` answer `304` or the
+    /// full response).
+    static let unservedPreconditions: [HTTPFieldName] = [
+        .ifMatch, try! HTTPFieldName("If-Unmodified-Since"), try! HTTPFieldName("If-Range"),
+    ]
+    /// `If-Match` and the other preconditions a caller may send (RFC 9110 §13.1).
+    static let preconditions: [HTTPFieldName] = [
+        .ifMatch, .ifNoneMatch, .ifModifiedSince, try! HTTPFieldName("If-Unmodified-Since"),
+        try! HTTPFieldName("If-Range"),
+    ]
+}

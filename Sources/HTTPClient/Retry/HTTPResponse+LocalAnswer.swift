@@ -1,0 +1,28 @@
+import Foundation
+import HTTPCore
+
+extension HTTPFieldName {
+    /// `Heron-Local-Answer`: marks a response that a transport of this process made itself as
+    /// its final answer (``HTTPCore/HTTPResponse/isFinalLocalAnswer``).
+    static let localAnswer = try! HTTPFieldName("Heron-Local-Answer")
+}
+
+extension HTTPResponse {
+    /// The value of `Heron-Local-Answer` in this process: drawn at random when the process
+    /// starts, so no origin can forge the mark (a field such as `Cache-Status` can be written
+    /// by any server).
+    private static let localAnswerToken = UUID().uuidString
+
+    /// Marks this response as one a transport of this process made itself, as its final
+    /// answer: sending the request again cannot change it (a cache's `504` for a request it
+    /// alone may answer, RFC 9111 §5.2.1.7), so the retry policies leave it alone.
+    package mutating func markAsFinalLocalAnswer() {
+        headerFields.append(try! HTTPField(name: .localAnswer, value: Self.localAnswerToken))
+    }
+
+    /// Whether a transport of this process marked this response as its final answer
+    /// (``markAsFinalLocalAnswer()``); an origin's field of the same name never counts.
+    package var isFinalLocalAnswer: Bool {
+        headerFields[values: .localAnswer].contains(Self.localAnswerToken)
+    }
+}
