@@ -26,6 +26,9 @@ enum HoggingStep {
     }
 
     /// Runs `body` beside other steps, but not while a step runs ``alone(_:)``.
+    ///
+    /// Not to be nested: a timed step within another would wait behind a step alone that
+    /// waits for the outer one.
     /// - Parameter body: The step with a time limit.
     /// - Returns: What `body` returns.
     static func timed<T>(_ body: () async throws -> T) async rethrows -> T {
