@@ -34,7 +34,10 @@ struct HostileServerTests {
         "a response head far beyond reason (100,000 fields, a 10 MB field) fails at once with responseTooLarge, not retried",
         arguments: [["fields": "100000"], ["field_bytes": String(10 << 20)]])
     func hugeHead(items: [String: String]) async throws {
-        let (result, elapsed) = await Self.outcome(try Self.url("huge-head", items))
+        // Alone: on Linux a head of 100,000 fields holds URLSession's work queue, every
+        // session's, for seconds (see HoggingStep).
+        let url = try Self.url("huge-head", items)
+        let (result, elapsed) = await HoggingStep.alone { await Self.outcome(url) }
         guard case .failure(let error) = result else {
             Issue.record("a hostile head was accepted: \(result)")
             return

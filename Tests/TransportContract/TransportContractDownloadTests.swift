@@ -123,10 +123,12 @@ struct TransportContractDownloadTests {
     func responseReturnsAtTheHeadBeforeTheBody(_ subject: any ContractTransport) async throws {
         let transport = subject.make()
         // The second half of the body comes 20 s after the first: `send` must not wait for it.
-        let response = try await withWatchdog(seconds: 15) {
-            try await transport.send(
-                try TransportFixture.request(.get, TransportFixture.fault("/slow?bytes=2000&chunks=2&interval=20")),
-                options: TransportOptions())
+        let response = try await HoggingStep.timed {
+            try await withWatchdog(seconds: 15) {
+                try await transport.send(
+                    try TransportFixture.request(.get, TransportFixture.fault("/slow?bytes=2000&chunks=2&interval=20")),
+                    options: TransportOptions())
+            }
         }
         #expect(response.head.status == .ok)
         #expect(subject.activeTransfers(on: transport) == 1)

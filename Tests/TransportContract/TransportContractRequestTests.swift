@@ -181,15 +181,17 @@ struct TransportContractRequestTests {
         let transport = subject.make()
         let request = try TransportFixture.request(.get, TransportFixture.httpbin("/basic-auth/u/p"))
         let options = TransportOptions(idleTimeout: .seconds(120))
-        let (response, body) = try await withWatchdog(seconds: 15) {
-            let response = try await transport.send(request, options: options)
-            return (response, try await TransportFixture.data(response))
+        try await HoggingStep.timed {
+            let (response, body) = try await withWatchdog(seconds: 15) {
+                let response = try await transport.send(request, options: options)
+                return (response, try await TransportFixture.data(response))
+            }
+            #expect(response.head.status == .unauthorized)
+            #expect(response.head.headerFields[.wwwAuthenticate]?.hasPrefix("Basic") == true)
+            #expect(body.count == response.head.contentLength.map(Int.init) ?? body.count)
+            let next = try TransportFixture.request(.get, TransportFixture.httpbin("/get"))
+            let later = try await withWatchdog(seconds: 15) { try await transport.send(next, options: options) }
+            #expect(later.head.status == .ok)
         }
-        #expect(response.head.status == .unauthorized)
-        #expect(response.head.headerFields[.wwwAuthenticate]?.hasPrefix("Basic") == true)
-        #expect(body.count == response.head.contentLength.map(Int.init) ?? body.count)
-        let next = try TransportFixture.request(.get, TransportFixture.httpbin("/get"))
-        let later = try await withWatchdog(seconds: 15) { try await transport.send(next, options: options) }
-        #expect(later.head.status == .ok)
     }
 }

@@ -23,7 +23,10 @@ import FoundationNetworking
 ///   throws `CancellationError` at once.
 ///
 /// URLSession on Linux (swift-corelibs-foundation) has limits this transport works around
-/// or documents: the idle timeout is rounded up to whole seconds, a response body has
+/// or documents: the idle timeout is rounded up to whole seconds, and the transport enforces
+/// it (and ``TransportOptions/deadline``) on its own clock as well as through URLSession,
+/// whose timer shares one work queue with every session of the process and can fire seconds
+/// late on a busy machine; a response body has
 /// no backpressure (hence ``TransportOptions/responseBufferLimit``),
 /// and server-trust challenges never reach a delegate, so certificate pinning is
 /// available only on Apple platforms. Header fields are sent and received through
@@ -81,8 +84,9 @@ public final class URLSessionTransport: ClientTransport {
 
     let session: URLSession
     let delegate: URLSessionTransportDelegate
-    /// Fails requests at their ``TransportOptions/deadline``.
-    private let deadlines = DeadlineScheduler()
+    /// Fails requests at their ``TransportOptions/deadline`` and past their
+    /// ``TransportOptions/idleTimeout``.
+    private let timers = DeadlineScheduler()
 
     /// Creates a transport with its own ephemeral session: no cookies, no cache.
     /// - Parameter configuration: The transport's settings.
@@ -130,8 +134,9 @@ public final class URLSessionTransport: ClientTransport {
     ///
     /// - Parameters:
     ///   - request: The request, with an absolute `http` or `https` URL.
-    ///   - options: The idle timeout (rounded up to whole seconds, at least one), the
-    ///     deadline, the most unread body bytes to hold, and an upload progress callback.
+    ///   - options: The idle timeout (rounded up to whole seconds, at least one; it counts
+    ///     from the send and from every byte that moves after, either way), the deadline,
+    ///     the most unread body bytes to hold, and an upload progress callback.
     /// - Returns: Once the head arrives: the head, and the body as it arrives.
     /// - Throws: `CancellationError` when the task is cancelled; ``ClientError`` otherwise:
     ///   ``ClientError/Code/cannotConnect``, ``ClientError/Code/connectionLost``,
@@ -142,14 +147,10 @@ public final class URLSessionTransport: ClientTransport {
     public func send(_ request: HTTPRequest, options: TransportOptions) async throws -> TransportResponse {
         try Task.checkCancellation()
         let urlRequest = try request.makeURLRequest(idleTimeout: options.idleTimeout)
-        let transfer = URLSessionTransfer(request: request, options: options)
-        if let deadline = options.deadline {
-            // Strongly (a weak reference would move every retain of the transfer to a slower
-            // path): the transfer finishes the entry once the deadline no longer matters,
-            // which releases the action even while the entry waits in the heap.
-            transfer.keepDeadline(deadlines.schedule(at: deadline) { transfer.deadlinePassed() }, in: deadlines)
-        }
-        defer { if options.deadline != nil { transfer.stopDeadlineIfOver() } }
+        let transfer = URLSessionTransfer(request: request, options: options, timers: timers)
+        // The deadline and the idle timeout, on Heron's clock: one timer for both.
+        if let due = transfer.firstTimerDue { transfer.setTimer(at: due) }
+        defer { if transfer.firstTimerDue != nil { transfer.stopTimerIfOver() } }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 guard transfer.prepare(continuation) else { return }

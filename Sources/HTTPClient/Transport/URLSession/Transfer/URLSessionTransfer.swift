@@ -6,17 +6,20 @@ import FoundationNetworking
 #endif
 
 /// The shell around one request's ``URLSessionTransferState``: it feeds the machine the
-/// session delegate's callbacks, the caller's cancellation, the deadline and the body
+/// session delegate's callbacks, the caller's cancellation, its timer and the body
 /// reader's requests, and carries out what the machine answers.
+///
+/// The timer is one ``DeadlineScheduler`` entry at a time, set for the machine's
+/// ``URLSessionTransferState/timerDue`` (the deadline, or the end of the idle timeout):
+/// Heron's own clock on a queue of its own, so the limits hold even while URLSession's work
+/// queue, where its own timeout timer runs, is held up (on a busy machine it was late by
+/// seconds, and a silent server's late answer then came back as a success).
 ///
 /// `send` awaits a continuation resumed exactly once: with the head (and body), or with an
 /// error. The body's reader awaits chunks through ``nextChunk()``.
 /// Continuations are resumed and tasks cancelled outside the lock; URLSession tasks are
 /// cancelled on another queue, never on the caller's thread or URLSession's work queue.
 final class URLSessionTransfer: Sendable {
-    /// A deadline's entry and the scheduler that holds it.
-    typealias DeadlineToStop = (entry: DeadlineScheduler.Entry, scheduler: DeadlineScheduler)
-
     /// What the lock guards: the machine and the things only the shell can hold.
     private struct Shared: Sendable {
         var machine: URLSessionTransferState
@@ -27,13 +30,20 @@ final class URLSessionTransfer: Sendable {
         var gateHold: URLSessionBodyPump.GateHold?
         var head: HTTPResponse?
         var bytesSent: Int64 = 0
-        var deadline: DeadlineToStop?
+        /// The timer's entry while it is set.
+        var timer: DeadlineScheduler.Entry?
     }
 
     let request: HTTPRequest
     private let progress: (@Sendable (TransferProgress) -> Void)?
     private let uploadExpected: Int64?
     private let shared: Locked<Shared>
+    /// Where the timer is set.
+    private let timers: DeadlineScheduler
+    /// Whether the machine counts idle time, so callbacks read the clock.
+    private let watchesIdle: Bool
+    /// When the timer is first due, if the transfer has a time limit.
+    let firstTimerDue: ContinuousClock.Instant?
 
     /// Where progress callbacks (callers' code) run, in order: never on URLSession's work
     /// queue, where the delegate calls this transfer on Linux. The caller's answer is handed
@@ -44,16 +54,30 @@ final class URLSessionTransfer: Sendable {
     /// synchronously from a cancellation handler can deadlock swift-corelibs-foundation.
     private static let cancelQueue = DispatchQueue(label: "Heron.URLSessionTransport.cancel")
 
-    init(request: HTTPRequest, options: TransportOptions) {
+    /// Creates the transfer of `request`.
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - options: The options of the send.
+    ///   - timers: Where the transfer's timer is set.
+    init(request: HTTPRequest, options: TransportOptions, timers: DeadlineScheduler) {
         self.request = request
         self.progress = options.progress
+        self.timers = timers
         progressQueue = options.progress == nil ? nil : DispatchQueue(label: "Heron.URLSessionTransport.progress")
         if case .known(let length)? = request.body?.length { uploadExpected = length } else { uploadExpected = nil }
-        shared = Locked(
-            Shared(
-                machine: URLSessionTransferState(
-                    bufferLimit: options.responseBufferLimit, deadlineCoversBody: options.deadlineCoversBody,
-                    answersWithWholeBody: options.awaitsWholeBody)))
+        // The idle timeout URLSession is given (whole seconds), so both clocks enforce the same
+        // limit. A century or more is none (and would overflow the clock's arithmetic).
+        let idleTimeout = URLSessionTransport.timeoutInterval(for: options.idleTimeout).flatMap {
+            $0 < 3_153_600_000 ? Duration.seconds(Int64($0)) : nil
+        }
+        let deadline = options.deadline
+        let machine = URLSessionTransferState(
+            bufferLimit: options.responseBufferLimit, deadlineCoversBody: options.deadlineCoversBody,
+            answersWithWholeBody: options.awaitsWholeBody, deadline: deadline, idleTimeout: idleTimeout,
+            start: idleTimeout == nil ? nil : ContinuousClock.now)
+        watchesIdle = idleTimeout != nil
+        firstTimerDue = machine.timerDue
+        shared = Locked(Shared(machine: machine))
     }
 
     /// Cancels `task` on the cancel queue.
@@ -103,27 +127,40 @@ final class URLSessionTransfer: Sendable {
         return made
     }
 
-    /// Keeps the deadline's entry, finished once the deadline no longer matters: after the
-    /// head, or after the body when the deadline covers it (`send` checks once answered).
-    func keepDeadline(_ entry: DeadlineScheduler.Entry, in scheduler: DeadlineScheduler) {
-        shared.withLock { $0.deadline = (entry, scheduler) }
+    /// Sets the timer for `due`; an entry set when the transfer no longer needs it is finished
+    /// at once. The entry's action holds the transfer strongly (a weak reference would move
+    /// every retain of the transfer to a slower path): finishing the entry, once the limits no
+    /// longer matter, releases it even while the entry waits in the scheduler's heap.
+    func setTimer(at due: ContinuousClock.Instant) {
+        let entry = timers.schedule(at: due) { [self] in timerFired() }
+        let unneeded = shared.withLock { shared -> DeadlineScheduler.Entry? in
+            guard shared.machine.needsTimer else { return entry }
+            shared.timer = entry
+            return nil
+        }
+        if let unneeded { timers.finish(unneeded) }
     }
 
-    /// Stops the deadline if it no longer matters; for `send` once it is answered.
-    func stopDeadlineIfOver() {
+    /// Stops the timer if the limits no longer matter; for `send` once it is answered.
+    func stopTimerIfOver() {
         let over = shared.withLock { shared in
-            guard Self.deadlineOver(shared.machine) else { return DeadlineToStop?.none }
-            defer { shared.deadline = nil }
-            return shared.deadline
+            guard !shared.machine.needsTimer else { return DeadlineScheduler.Entry?.none }
+            defer { shared.timer = nil }
+            return shared.timer
         }
-        if let over { over.scheduler.finish(over.entry) }
+        if let over { timers.finish(over) }
+    }
+
+    /// The timer fired: the machine judges the time read now, and the timer is set again
+    /// when no limit has passed yet.
+    private func timerFired() {
+        let now = ContinuousClock.now
+        let actions = handle { $0.machine.timerFired(at: now) }
+        if let due = actions.setTimer { setTimer(at: due) }
     }
 
     /// The task awaiting `send` was cancelled.
     func cancel() { handle { $0.machine.cancelled() } }
-
-    /// The deadline passed.
-    func deadlinePassed() { handle { $0.machine.deadlinePassed() } }
 
     /// Reading the request body failed.
     func requestBodyFailed(_ error: any Error) { handle { $0.machine.requestBodyFailed(error) } }
@@ -136,7 +173,9 @@ final class URLSessionTransfer: Sendable {
         // An interim response (`100 Continue` to `Expect: 100-continue`, `103 Early Hints`)
         // precedes the final one on the same task (RFC 9110 §15.2); libcurl hands it over as a
         // head of its own. It is not the answer: wait for the next head.
+        let now = watchesIdle ? ContinuousClock.now : nil
         if let status = (response as? HTTPURLResponse)?.statusCode, (100..<200).contains(status), status != 101 {
+            if let now { shared.withLock { $0.machine.progressed(at: now) } }
             return true
         }
         let head: HTTPResponse
@@ -148,6 +187,7 @@ final class URLSessionTransfer: Sendable {
         }
         return !handle { shared in
             shared.head = head
+            if let now { shared.machine.progressed(at: now) }
             return shared.machine.headReceived(
                 hasBody: head.hasBody(answering: request), declaredLength: head.decodedBodyLength)
         }.cancelTask
@@ -156,13 +196,19 @@ final class URLSessionTransfer: Sendable {
     /// Body bytes arrived.
     /// - Returns: `false` when the transfer is over and its task should be cancelled.
     func didReceive(_ data: Data) -> Bool {
-        !handle { $0.machine.dataReceived(data) }.cancelTask
+        let now = watchesIdle ? ContinuousClock.now : nil
+        return !handle { shared in
+            if let now { shared.machine.progressed(at: now) }
+            return shared.machine.dataReceived(data)
+        }.cancelTask
     }
 
     /// Request body bytes went out.
     func didSend(totalBytesSent: Int64) {
+        let now = watchesIdle ? ContinuousClock.now : nil
         let over = shared.withLock { shared in
             shared.bytesSent = totalBytesSent
+            if let now { shared.machine.progressed(at: now) }
             return shared.machine.phase == .finished
         }
         if !over { report(TransferProgress(direction: .upload, completed: totalBytesSent, expected: uploadExpected)) }
@@ -212,7 +258,7 @@ final class URLSessionTransfer: Sendable {
         var reader: CheckedContinuation<Data?, any Error>?
         var task: URLSessionTask?
         var requestBody: (any URLSessionBodySource)?
-        var deadline: DeadlineToStop?
+        var timer: DeadlineScheduler.Entry?
         var gateHold: URLSessionBodyPump.GateHold?
         var head: HTTPResponse?
         var wholeBody: Data?
@@ -235,16 +281,16 @@ final class URLSessionTransfer: Sendable {
             if actions.answerReader != nil { swap(&taken.reader, &shared.reader) }
             if actions.cancelTask { taken.task = shared.task }
             if actions.closeRequestBody { swap(&taken.requestBody, &shared.requestBody) }
-            // When the caller is answered, `send` stops the deadline on its own thread instead
-            // (``stopDeadlineIfOver()``): less work on URLSession's work queue.
-            if shared.deadline != nil, actions.answerCaller == nil, Self.deadlineOver(shared.machine) {
-                swap(&taken.deadline, &shared.deadline)
+            // When the caller is answered, `send` stops the timer on its own thread instead
+            // (``stopTimerIfOver()``): less work on URLSession's work queue.
+            if shared.timer != nil, actions.answerCaller == nil, !shared.machine.needsTimer {
+                swap(&taken.timer, &shared.timer)
             }
             // Once the task completed, URLSession reads the request body no more.
             if shared.machine.task == .completed { swap(&taken.gateHold, &shared.gateHold) }
             return actions
         }
-        if let deadline = taken.deadline { deadline.scheduler.finish(deadline.entry) }
+        if let timer = taken.timer { timers.finish(timer) }
         taken.gateHold?.release()
         taken.requestBody?.close()
         if let task = taken.task { Self.cancelLater(task) }
@@ -293,11 +339,6 @@ final class URLSessionTransfer: Sendable {
         progressQueue.async { caller.resume(with: result) }
     }
 
-    /// Whether the deadline no longer matters in `machine`'s state.
-    private static func deadlineOver(_ machine: URLSessionTransferState) -> Bool {
-        machine.phase == .finished || (machine.phase == .receivingBody && !machine.deadlineCoversBody)
-    }
-
     /// The chunk in `answer`, `nil` at the end, or its failure thrown.
     private func value(of answer: URLSessionTransferState.ReaderAnswer) throws -> Data? {
         switch answer {
@@ -316,6 +357,12 @@ final class URLSessionTransfer: Sendable {
         case .timedOut:
             return ClientError(
                 .timedOut, "no response before the deadline of the attempt", request: request, response: head)
+        case .idleTimedOut(let timeout):
+            // The same error whichever clock saw it first, this transfer's or URLSession's:
+            // the underlying error is URLError's timeout either way.
+            return ClientError(
+                .timedOut, "no byte moved within the idle timeout of \(timeout)", request: request, response: head,
+                underlying: URLError(.timedOut))
         case .tooLarge(let limit):
             return ClientError(
                 .responseTooLarge, "the response body outgrew the \(limit)-byte buffer before it was read",

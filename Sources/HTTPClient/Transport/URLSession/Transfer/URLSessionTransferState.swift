@@ -5,8 +5,14 @@ import Foundation
 ///
 /// It decides everything that depends on the order in which things happen (the head, body
 /// bytes, the reader asking for them, the task's completion, the caller's cancellation,
-/// the deadline) and nothing else: it makes no URLSession call, resumes no continuation
-/// and builds no error, so tests drive it through every ordering without a network.
+/// the deadline, the idle timeout) and nothing else: it makes no URLSession call, resumes
+/// no continuation, reads no clock and builds no error, so tests drive it through every
+/// ordering, and every timing, without a network.
+///
+/// Time comes in with the events that need it. The shell keeps one timer per transfer, set
+/// for ``timerDue``: the deadline or the end of the idle timeout, whichever comes first. When
+/// it fires, ``timerFired(at:)`` fails the transfer if a limit has passed, or asks for the
+/// timer again at the new ``timerDue`` (bytes moved meanwhile: ``progressed(at:)``).
 ///
 /// The phases:
 /// - ``Phase/awaitingHead``: `send` waits for the response head.
@@ -31,6 +37,8 @@ struct URLSessionTransferState: Sendable {
         case cancelled
         /// The deadline passed.
         case timedOut
+        /// No byte moved for `timeout`, the idle timeout.
+        case idleTimedOut(Duration)
         /// More than `limit` body bytes were waiting for the reader.
         case tooLarge(limit: Int)
         /// The task ended after `received` of the `declared` bytes of the body.
@@ -73,6 +81,8 @@ struct URLSessionTransferState: Sendable {
         var cancelTask = false
         /// Stop reading the request body.
         var closeRequestBody = false
+        /// Set the transfer's timer (which has just fired) again, for this instant.
+        var setTimer: ContinuousClock.Instant?
 
         /// No action.
         static let none = Actions()
@@ -100,6 +110,14 @@ struct URLSessionTransferState: Sendable {
     /// Whether the caller is answered once the whole body is here (or failed), not at the head.
     let answersWithWholeBody: Bool
 
+    /// When the response head must have arrived (and the body ended, when
+    /// ``deadlineCoversBody``), if ever.
+    let deadline: ContinuousClock.Instant?
+    /// The longest time without a byte moving, in either direction, if limited.
+    let idleTimeout: Duration?
+    /// When bytes last moved, or the transfer began; the idle timeout counts from here.
+    private(set) var lastProgress: ContinuousClock.Instant?
+
     private let bufferLimit: Int
     private var declaredLength: Int64?
     private var chunks: [Data] = []
@@ -113,10 +131,19 @@ struct URLSessionTransferState: Sendable {
     ///   - bufferLimit: The most body bytes that may wait for the reader.
     ///   - deadlineCoversBody: Whether the deadline also ends a body still arriving.
     ///   - answersWithWholeBody: Whether the caller waits for the whole body, not the head.
-    init(bufferLimit: Int, deadlineCoversBody: Bool, answersWithWholeBody: Bool = false) {
+    ///   - deadline: When the head must have arrived, if ever; ``timerFired(at:)`` enforces it.
+    ///   - idleTimeout: The longest time without a byte moving, counted from `start`, if limited.
+    ///   - start: When the transfer began; needed with an idle timeout.
+    init(
+        bufferLimit: Int, deadlineCoversBody: Bool, answersWithWholeBody: Bool = false,
+        deadline: ContinuousClock.Instant? = nil, idleTimeout: Duration? = nil, start: ContinuousClock.Instant? = nil
+    ) {
         self.bufferLimit = max(1, bufferLimit)
         self.deadlineCoversBody = deadlineCoversBody
         self.answersWithWholeBody = answersWithWholeBody
+        self.deadline = deadline
+        self.idleTimeout = start == nil ? nil : idleTimeout
+        self.lastProgress = start
     }
 
     /// Whether the caller of `send` still waits for its answer.
@@ -277,6 +304,57 @@ struct URLSessionTransferState: Sendable {
         if callerWaiting { return failingCaller(.timedOut) }
         guard phase == .receivingBody, deadlineCoversBody else { return .none }
         return endBody(.failure(.timedOut), cancel: true)
+    }
+
+    // MARK: Time
+
+    /// Bytes moved at `now`, in either direction (a response head, body bytes, request body
+    /// bytes sent): the idle timeout counts again from here.
+    mutating func progressed(at now: ContinuousClock.Instant) {
+        guard idleTimeout != nil, phase != .finished else { return }
+        if let lastProgress, lastProgress >= now { return }
+        lastProgress = now
+    }
+
+    /// Whether the transfer still needs its timer: while the caller waits or the body
+    /// arrives, as long as a limit (``deadline``, ``idleTimeout``) still applies.
+    var needsTimer: Bool {
+        phase != .finished && (idleTimeout != nil || (deadline != nil && deadlineApplies))
+    }
+
+    /// Whether the deadline still ends something: the wait for the head, or a body it covers.
+    private var deadlineApplies: Bool {
+        phase == .awaitingHead || (phase == .receivingBody && deadlineCoversBody)
+    }
+
+    /// When the timer should fire next: the deadline (while it applies) or the end of the idle
+    /// timeout, whichever comes first; `nil` when no limit applies any more.
+    var timerDue: ContinuousClock.Instant? {
+        guard needsTimer else { return nil }
+        var due: ContinuousClock.Instant?
+        if let deadline, deadlineApplies { due = deadline }
+        if let idleTimeout, let lastProgress {
+            let idleEnd = lastProgress + idleTimeout
+            due = due.map { min($0, idleEnd) } ?? idleEnd
+        }
+        return due
+    }
+
+    /// The transfer's timer fired at `now`, which the shell read from its own clock (not
+    /// URLSession's, which a busy work queue can hold back).
+    ///
+    /// - Returns: A failure with ``Ending/timedOut`` when the deadline has passed (as
+    ///   ``deadlinePassed()``), else with ``Ending/idleTimedOut(_:)`` when no byte moved for the
+    ///   idle timeout, before the head (the caller fails) or within the body (the reader does);
+    ///   otherwise ``Actions/setTimer`` for the next ``timerDue``, if any.
+    mutating func timerFired(at now: ContinuousClock.Instant) -> Actions {
+        guard needsTimer else { return .none }
+        if let deadline, deadlineApplies, now >= deadline { return deadlinePassed() }
+        if let idleTimeout, let lastProgress, now - lastProgress >= idleTimeout {
+            if callerWaiting { return failingCaller(.idleTimedOut(idleTimeout)) }
+            return endBody(.failure(.idleTimedOut(idleTimeout)), cancel: true)
+        }
+        return Actions(setTimer: timerDue)
     }
 
     // MARK: Helpers
