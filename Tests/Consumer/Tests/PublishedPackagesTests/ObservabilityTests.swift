@@ -22,7 +22,8 @@ struct ObservabilityTests {
         let client = Client(
             baseURL: try Servers.httpbin(),
             interceptors: [
-                LoggerInterceptor(logger: Logger(label: "consumer") { _ in handler }), TracingInterceptor(tracer: tracer),
+                LoggerInterceptor(logger: Logger(label: "consumer") { _ in handler }),
+                TracingInterceptor(tracer: tracer),
             ],
             observers: [MetricsObserver(factory: metrics)])
         let response = try await client.send(.get("get?from=heron-observability"))
