@@ -9,7 +9,7 @@ struct AsyncHTTPClientTests {
     func get() async throws {
         let transport = AsyncHTTPClientTransport()
         let client = Client(baseURL: try Servers.httpbin(), transport: transport)
-        let response: ClientResponse
+        let response: ClientResponse<Data>
         do {
             response = try await client.send(.get("anything?from=heron-async-http-client"))
         } catch {
