@@ -50,9 +50,7 @@ struct IntegrationsGuideTests {
 
     @Test("The guide holds the example this test runs, verbatim")
     func guideHoldsTheExample() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let guide = try String(contentsOf: root.appendingPathComponent("Docs/Integrations.md"), encoding: .utf8)
+        let guide = try Self.guide()
         // This package's section runs to the next section of the guide.
         let section = try #require(
             guide.components(separatedBy: "\n## HeronAsyncHTTPClient\n").dropFirst().first?
@@ -68,6 +66,19 @@ struct IntegrationsGuideTests {
             start + wanted.count <= source.count && Array(source[start..<start + wanted.count]) == wanted
         }
         #expect(found, "Docs/Integrations.md's HeronAsyncHTTPClient example differs from the one this test runs")
+    }
+
+    /// The guide: `Docs/Integrations.md` in Heron's repository or, in the repository
+    /// `scripts/publish-integrations` makes of this package, the README.md it makes from the
+    /// guide's section.
+    private static func guide() throws -> String {
+        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let inHeron = package.deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Docs/Integrations.md")
+        let file =
+            FileManager.default.fileExists(atPath: inHeron.path) ? inHeron : package.appendingPathComponent("README.md")
+        return try String(contentsOf: file, encoding: .utf8)
     }
 
     /// The non-blank lines of `text`, trimmed.

@@ -10,7 +10,7 @@ import Testing
 struct IntegrationsGuideTests {
     /// The ```swift blocks of the guide's HeronOpenAPI section, but for the Package.swift one.
     static func guideBlocks() throws -> [[String]] {
-        let guide = try Snippets.read("../../Docs/Integrations.md")
+        let guide = try Snippets.guide()
         let start = try #require(guide.range(of: "\n## HeronOpenAPI\n"))
         let rest = guide[start.upperBound...]
         let section = rest.range(of: "\n## ").map { rest[..<$0.lowerBound] } ?? rest

@@ -13,6 +13,15 @@ enum Snippets {
         try String(contentsOf: packageRoot.appendingPathComponent(path), encoding: .utf8)
     }
 
+    /// The guide: `Docs/Integrations.md` in Heron's repository or, in the repository
+    /// `scripts/publish-integrations` makes of this package, the README.md it makes from the
+    /// guide's section.
+    static func guide() throws -> String {
+        let inHeron = "../../Docs/Integrations.md"
+        let found = FileManager.default.fileExists(atPath: packageRoot.appendingPathComponent(inHeron).path)
+        return try read(found ? inHeron : "README.md")
+    }
+
     /// The ```swift blocks of a Markdown text, each as its lines.
     static func markdownBlocks(_ text: String) -> [[String]] {
         blocks(in: text.components(separatedBy: "\n"))
