@@ -17,10 +17,10 @@ let package = Package(
     ],
     dependencies: [
         .package(name: "Heron", path: "../.."),
-        .package(url: "https://github.com/swift-server/async-http-client.git", exact: "1.37.0"),
-        // The versions async-http-client 1.37.0 resolves to, named for the modules used directly.
-        .package(url: "https://github.com/apple/swift-nio.git", exact: "2.101.3"),
-        .package(url: "https://github.com/apple/swift-nio-ssl.git", exact: "2.37.6"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        // At least the versions async-http-client 1.37.0 resolves to, named for the modules used directly.
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],
     targets: [
         .target(

@@ -17,7 +17,7 @@ let package = Package(
     ],
     dependencies: [
         .package(name: "Heron", path: "../.."),
-        .package(url: "https://github.com/apple/swift-http-types.git", exact: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         .target(

@@ -18,8 +18,8 @@ let package = Package(
     dependencies: [
         .package(name: "Heron", path: "../.."),
         .package(name: "HeronHTTPTypes", path: "../HTTPTypes"),
-        .package(url: "https://github.com/apple/swift-openapi-runtime.git", exact: "1.13.4"),
-        .package(url: "https://github.com/apple/swift-http-types.git", exact: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         .target(

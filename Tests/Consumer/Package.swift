@@ -20,11 +20,11 @@ let package = Package(
     name: "HeronConsumer",
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     dependencies: [
-        .package(url: "\(published)/heron.git", from: "0.9.0"),
-        .package(url: "\(published)/heron-http-types.git", from: "0.9.0"),
-        .package(url: "\(published)/heron-observability.git", from: "0.9.0"),
-        .package(url: "\(published)/heron-async-http-client.git", from: "0.9.0"),
-        .package(url: "\(published)/heron-openapi.git", from: "0.9.0"),
+        .package(url: "\(published)/heron.git", .upToNextMinor(from: "0.9.0")),
+        .package(url: "\(published)/heron-http-types.git", .upToNextMinor(from: "0.9.0")),
+        .package(url: "\(published)/heron-observability.git", .upToNextMinor(from: "0.9.0")),
+        .package(url: "\(published)/heron-async-http-client.git", .upToNextMinor(from: "0.9.0")),
+        .package(url: "\(published)/heron-openapi.git", .upToNextMinor(from: "0.9.0")),
         // The versions the integrations name, for the modules the calls use directly.
         .package(url: "https://github.com/apple/swift-http-types.git", exact: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log.git", exact: "1.16.2"),

@@ -115,7 +115,7 @@ extension Client {
         record: inout CallRecord, events: inout EventBuffer
     ) async throws -> ClientResponse<Mode.Content> {
         var base = try resolved(request)
-        // Transports beneath read the call's settings from the request (a cache's policy).
+        // Transports beneath read the call's settings from the request's options.
         if !options.requestOptions.isEmpty { base.options.lay(options.requestOptions) }
         let interceptors = options.interceptors.isEmpty ? self.interceptors : options.interceptors + self.interceptors
         let inline = options.interceptors.isEmpty ? interceptorsRunInline : interceptors.stepsRunInline

@@ -47,7 +47,7 @@ public struct RequestOptions: Sendable {
     /// Settings for the transports beneath the client, laid over the request's own
     /// `HTTPRequest.options` for this call (a value set here wins). A module that
     /// decorates a transport declares its keys and, usually, a typed property over this
-    /// store (HTTPCache's `RequestOptions.cachePolicy`); the client only passes it on.
+    /// store; the client only passes it on.
     public var requestOptions: HTTPRequest.Options
 
     /// Creates options.

@@ -3,19 +3,19 @@ import HTTPCore
 
 extension HTTPFieldName {
     /// `Heron-Local-Answer`: marks a response that a transport of this process made itself as
-    /// its final answer (``HTTPCore/HTTPResponse/isFinalLocalAnswer``).
+    /// its final answer (`HTTPResponse.isFinalLocalAnswer`).
     static let localAnswer = try! HTTPFieldName("Heron-Local-Answer")
 }
 
 extension HTTPResponse {
     /// The value of `Heron-Local-Answer` in this process: drawn at random when the process
-    /// starts, so no origin can forge the mark (a field such as `Cache-Status` can be written
-    /// by any server).
+    /// starts, so no origin can forge the mark (a field named by its meaning alone could be
+    /// written by any server).
     private static let localAnswerToken = UUID().uuidString
 
     /// Marks this response as one a transport of this process made itself, as its final
-    /// answer: sending the request again cannot change it (a cache's `504` for a request it
-    /// alone may answer, RFC 9111 §5.2.1.7), so the retry policies leave it alone.
+    /// answer: sending the request again cannot change it (such as a `504` made for a request
+    /// that allowed no network), so the retry policies leave it alone.
     package mutating func markAsFinalLocalAnswer() {
         headerFields.append(try! HTTPField(name: .localAnswer, value: Self.localAnswerToken))
     }

@@ -12,7 +12,7 @@ package protocol ChunkWatcher: Sendable {
 
 /// A response body's chunks passed on unchanged, each shown to `watcher` on the way, and
 /// its end (complete or failed) told to it: how ``HostLimiter`` holds a request's place until
-/// its body ends and HTTPClientTesting's `HARRecorder` records a body while its caller reads it.
+/// its body ends, and how a recording transport can keep a body while its caller reads it.
 package struct WatchedChunks<Watcher: ChunkWatcher>: AsyncSequence, Sendable {
     package typealias Element = Data
 
