@@ -14,12 +14,14 @@ import HTTPCore
 public struct CacheConfiguration: Sendable {
     /// The policy of requests that carry none; ``CachePolicy/useProtocol`` by default.
     public var defaultPolicy: CachePolicy = .useProtocol
-    /// How requests are partitioned between users; ``CachePartition/byAuthorization`` by
-    /// default. An app with sign-in should give each user a partition of their own with
-    /// ``CachePartition/custom(_:)`` (a user ID, not a token) and call
-    /// ``CachingTransport/removeAll(partition:)`` with it at sign-out: see
-    /// ``CachePartition/byAuthorization`` for what a per-token partition misses.
-    public var partition: CachePartition = .byAuthorization
+    /// How requests are partitioned between users; ``CachePartition/byCredentials`` by
+    /// default, so a request carrying `Authorization`, `Proxy-Authorization` or `Cookie` is
+    /// never answered from what was stored under other credentials. An app with sign-in
+    /// should give each user a partition of their own with ``CachePartition/custom(_:)`` (a
+    /// user ID, not a token) and call ``CachingTransport/removeAll(partition:)`` with it at
+    /// sign-out: see ``CachePartition/byAuthorization`` for what a per-token partition misses.
+    /// Whatever the rule, a request's own `Host` field, when set, also separates entries.
+    public var partition: CachePartition = .byCredentials
     /// The clock of the freshness and age calculations; the system clock by default. Tests
     /// inject one they advance by hand.
     public var clock: CacheClock = .system
@@ -108,6 +110,35 @@ public struct CachePartition: Sendable {
     public static let byAuthorization = CachePartition { request in
         guard let value = request.headerFields[.authorization] else { return "" }
         return "auth-" + StableHash.hex(of: value)
+    }
+
+    /// One partition per set of credentials a request carries (`Authorization`,
+    /// `Proxy-Authorization` and `Cookie`), and one for requests without any: a response
+    /// stored for one user's session cookie or token is never served to another's. The
+    /// default.
+    ///
+    /// The name is a digest of the values, never the credentials themselves; what
+    /// ``byAuthorization`` says of rotating tokens and weak secrets holds here too.
+    public static let byCredentials = byCredentials(including: [])
+
+    /// One partition per set of credentials, counting `fields` as credentials too (an API key
+    /// sent as `X-Api-Key`), beside `Authorization`, `Proxy-Authorization` and `Cookie`.
+    ///
+    /// ```swift
+    /// var configuration = CacheConfiguration()
+    /// configuration.partition = .byCredentials(including: [try HTTPFieldName("X-Api-Key")])
+    /// ```
+    /// - Parameter fields: The request fields that carry credentials of your API.
+    /// - Returns: The partition rule.
+    public static func byCredentials(including fields: [HTTPFieldName]) -> CachePartition {
+        let credentials = [HTTPFieldName.authorization, .proxyAuthorization, .cookie] + fields
+        return CachePartition { request in
+            var material = ""
+            for name in credentials {
+                for value in request.headerFields[values: name] { material += "\(name.canonicalName): \(value)\n" }
+            }
+            return material.isEmpty ? "" : "credentials-" + StableHash.hex(of: material)
+        }
     }
 
     /// The partition's name for `request`.

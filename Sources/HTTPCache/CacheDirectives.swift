@@ -13,8 +13,6 @@ import HTTPCore
 struct CacheDirectives: Sendable, Equatable {
     /// Directive names (lowercased) to their argument, unquoted; `nil` for none.
     private(set) var arguments: [String: String?] = [:]
-    /// Whether the argument of a directive was a quoted string.
-    private var quoted: Set<String> = []
 
     init() {}
 
@@ -34,12 +32,14 @@ struct CacheDirectives: Sendable, Equatable {
 
     /// The delta-seconds argument of `name` (RFC 9111 §1.2.2).
     ///
+    /// Senders use the token form, but recipients ought to accept the quoted form too (RFC
+    /// 9111 §5.2): `max-age="3600"` is an hour, as `max-age=3600`.
     /// - Returns: `nil` when the directive is absent; `.invalid` when present without
-    ///   1*DIGIT in the token form (a sign, a fraction, a quoted or an empty value); the
-    ///   number otherwise, values past 2^31 read as 2^31 as §1.2.2 requires.
+    ///   1*DIGIT, quoted or not (a sign, a fraction or an empty value); the number otherwise,
+    ///   values past 2^31 read as 2^31 as §1.2.2 requires.
     func seconds(_ name: String) -> DeltaSeconds? {
         guard let argument = arguments[name] else { return nil }
-        guard let text = argument, !quoted.contains(name), let value = DeltaSeconds.parse(text) else {
+        guard let text = argument, let value = DeltaSeconds.parse(text) else {
             return .invalid
         }
         return .value(value)
@@ -134,7 +134,6 @@ struct CacheDirectives: Sendable, Equatable {
             }
             let name = String(decoding: bytes[nameStart..<index], as: UTF8.self).lowercased()
             var argument: String?
-            var isQuoted = false
             if index < bytes.count, bytes[index] == UInt8(ascii: "=") {
                 index += 1
                 if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
@@ -156,7 +155,6 @@ struct CacheDirectives: Sendable, Equatable {
                     }
                     guard closed else { break }
                     argument = String(decoding: text, as: UTF8.self)
-                    isQuoted = true
                 } else {
                     let start = index
                     while index < bytes.count, Self.isTokenByte(bytes[index]) { index += 1 }
@@ -174,7 +172,6 @@ struct CacheDirectives: Sendable, Equatable {
             }
             if arguments[name] == nil {
                 arguments[name] = .some(argument)
-                if isQuoted { quoted.insert(name) }
             }
         }
     }

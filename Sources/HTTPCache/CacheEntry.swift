@@ -61,7 +61,9 @@ public struct CacheEntry: Sendable, Hashable, Identifiable {
     /// The partition and URI it answers.
     public let key: CacheKey
     /// The status, header fields (those a cache keeps, RFC 9111 §3.1) and URL.
-    public var head: HTTPResponse
+    public var head: HTTPResponse {
+        didSet { varyNames = VaryRule.names(in: head.headerFields) }
+    }
     /// When the request that produced it was sent, by the cache's clock (RFC 9111 §4.2.3
     /// `request_time`).
     public var requestTime: Date
@@ -89,14 +91,16 @@ public struct CacheEntry: Sendable, Hashable, Identifiable {
         self.id = id
         self.key = key
         self.head = head
+        self.varyNames = VaryRule.names(in: head.headerFields)
         self.requestTime = requestTime
         self.responseTime = responseTime
         self.varyValues = varyValues
         self.bodyLength = bodyLength
     }
 
-    /// The lowercased field names the stored `Vary` lists; `["*"]` for `Vary: *`.
-    public var varyNames: [String] { VaryRule.names(in: head.headerFields) }
+    /// The lowercased field names the stored `Vary` lists; `["*"]` for `Vary: *`. Parsed once,
+    /// when the head is set, not on every lookup.
+    public private(set) var varyNames: [String]
 
     /// The size this entry counts for against a storage's capacity: its body and an estimate
     /// of its head.

@@ -110,10 +110,14 @@ enum CacheRules {
     ]
 
     /// Fields a cache must not store (RFC 9111 §3.1, RFC 9110 §7.6.1): connection-specific
-    /// fields and those of the proxy the request went through.
+    /// fields and those of the proxy the request went through; and the cookies the origin set
+    /// for the user it answered.
     static let unstoredFields: Set<String> = [
         "connection", "keep-alive", "proxy-connection", "te", "transfer-encoding", "upgrade", "trailer",
         "proxy-authenticate", "proxy-authentication-info", "proxy-authorization",
+        // A cookie is set for the user who received it: a stored response never sets it again
+        // for whoever the cache answers next (RFC 9111 §7.3 leaves it to the cache).
+        "set-cookie", "set-cookie2",
     ]
 
     /// Fields a `304` or a `HEAD` response does not update in a stored response (RFC 9111

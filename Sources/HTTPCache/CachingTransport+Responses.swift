@@ -342,11 +342,10 @@ extension CachingTransport {
             annotate(&response.head, status)
             return response
         }
-        let names = VaryRule.names(in: response.head.headerFields)
-        let entry = CacheEntry(
+        var entry = CacheEntry(
             key: exchange.key, head: Self.storedHead(response.head, url: exchange.request.url),
-            requestTime: requestTime, responseTime: responseTime,
-            varyValues: VaryRule.values(of: names, in: exchange.request.headerFields))
+            requestTime: requestTime, responseTime: responseTime)
+        entry.varyValues = VaryRule.values(of: entry.varyNames, in: exchange.request.headerFields)
         var superseded = replacing.map(\.id)
         if let others = try? storage.entries(for: exchange.key) {
             let kept = others.filter { !superseded.contains($0.id) }.sorted(by: Self.newerFirst)
@@ -432,7 +431,8 @@ extension CachingTransport {
         } else if directives.has("no-store") {
             return false
         }
-        guard !VaryRule.names(in: head.headerFields).contains("*") else { return false }
+        let varyNames = VaryRule.names(in: head.headerFields)
+        guard !varyNames.contains("*"), varyNames.count <= VaryRule.nameLimit else { return false }
         let fields = head.headerFields
         if directives.has("max-age") || fields.contains(.expires) || directives.has("public")
             || directives.has("private")

@@ -102,8 +102,12 @@ public final class CachingTransport: ClientTransport {
             // A browser's no-cache mode asks the origin the same way (RFC 9111 §5.2.1.1).
             outgoing.headerFields.append(try! HTTPField(name: .cacheControl, value: "max-age=0"))
         }
+        var partition = configuration.partition.name(for: request)
+        // A `Host` field the caller set names the origin a server answers for (RFC 9110 §7.2),
+        // whatever the URL says: a tenant's response must not answer another tenant.
+        if let host = request.headerFields[.host] { partition += " host=" + host.lowercased() }
         let exchange = CacheExchange(
-            request: outgoing, key: CacheKey(url: request.url, partition: configuration.partition.name(for: request)),
+            request: outgoing, key: CacheKey(url: request.url, partition: partition),
             policy: policy, directives: Self.requestDirectives(outgoing.headerFields), options: options)
         // The caller's own conditional requests, and requests with a body, pass through
         // (RFC 9111 §4.3.2 lets a cache answer them; leaving them to the origin is always right).

@@ -186,6 +186,10 @@ public final class DiskCacheStorage: CacheStorage {
         DiskBodySource(path: path(of: entry.id), length: entry.bodyLength)?.body
     }
 
+    /// The permissions of every entry file: its owner's alone, as entries may hold private
+    /// responses, even in a directory that already existed with wider permissions.
+    static let entryMode: mode_t = 0o600
+
     /// A writer that streams the body into a temporary file beside the entry's final name.
     /// - Parameters:
     ///   - entry: The new entry.
@@ -195,8 +199,9 @@ public final class DiskCacheStorage: CacheStorage {
     public func makeWriter(for entry: CacheEntry, replacing: [String]) throws -> any CacheBodyWriter {
         // Read first: reading the directory deletes the temporary files a crash left.
         let stamp = withIndex { $0.removals.now }
+        // 0600 whatever the directory's mode: an entry may hold a private response.
         let file = try PartialFile<ClientError>(
-            destination: URL(fileURLWithPath: path(of: entry.id)), failure: Self.failure)
+            destination: URL(fileURLWithPath: path(of: entry.id)), mode: Self.entryMode, failure: Self.failure)
         try file.write(DiskCacheFile.header)
         return DiskBodyWriter(file: file, entry: entry, limit: capacity) { [self] entry, size, file in
             try committed(entry, size: size, file: file, replacing: replacing, stamp: stamp)
@@ -242,7 +247,8 @@ public final class DiskCacheStorage: CacheStorage {
         }
         var updated = entry
         updated.bodyLength = stored.bodyLength
-        let file = try PartialFile<ClientError>(destination: URL(fileURLWithPath: path), failure: Self.failure)
+        let file = try PartialFile<ClientError>(
+            destination: URL(fileURLWithPath: path), mode: Self.entryMode, failure: Self.failure)
         try file.write(DiskCacheFile.header)
         var offset: Int64 = 0
         while offset < stored.bodyLength {

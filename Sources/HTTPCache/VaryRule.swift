@@ -4,13 +4,24 @@ import HTTPCore
 
 /// Matching a request against a stored response's `Vary` (RFC 9111 §4.1).
 enum VaryRule {
-    /// The lowercased field names `Vary` lists across its lines, empty members dropped.
+    /// The most field names a stored response's `Vary` may nominate. RFC 9111 §4.1 sets no
+    /// limit, but every lookup compares each nominated field: a response nominating more is
+    /// passed on and never stored, so a hostile `Vary` of thousands of names costs one linear
+    /// parse, not work on every later lookup.
+    static let nameLimit = 64
+
+    /// The lowercased field names `Vary` lists across its lines, in order, repeats and empty
+    /// members dropped. Linear in the field's length; it stops after `nameLimit + 1` names,
+    /// so a result longer than ``nameLimit`` means "too many".
     static func names(in fields: HTTPFields) -> [String] {
         var names: [String] = []
+        var seen: Set<String> = []
         for line in fields[values: .vary] {
             for member in line.split(separator: ",") {
                 let name = member.trimmingCharacters(in: .whitespaces).lowercased()
-                if !name.isEmpty && !names.contains(name) { names.append(name) }
+                guard !name.isEmpty, seen.insert(name).inserted else { continue }
+                names.append(name)
+                if names.count > nameLimit { return names }
             }
         }
         return names
@@ -34,7 +45,7 @@ enum VaryRule {
     static func matches(_ entry: CacheEntry, _ fields: HTTPFields) -> Bool {
         let names = entry.varyNames
         if names.isEmpty { return true }
-        if names.contains("*") { return false }
+        if names.contains("*") || names.count > nameLimit { return false }
         return values(of: names, in: fields) == entry.varyValues
     }
 

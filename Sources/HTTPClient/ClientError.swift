@@ -152,12 +152,9 @@ public struct ClientError: Error, Sendable, CustomStringConvertible {
         var parts = ["\(code): \(message)"]
         if let method, let url { parts.append("request: \(method) \(URLRedaction.display(url))") }
         if let response { parts.append("response: \(response.status)") }
-        if let bodyPrefix, !bodyPrefix.isEmpty {
-            let text = String(decoding: bodyPrefix.prefix(200), as: UTF8.self)
-            parts.append("body: \(text)\(bodyPrefix.count > 200 ? "…" : "")")
-        }
+        if let bodyPrefix, !bodyPrefix.isEmpty { parts.append("body: \(URLRedaction.displayBody(bodyPrefix))") }
         if !attempts.isEmpty { parts.append("attempts: \(attempts.map(\.description).joined(separator: ", "))") }
-        if let underlying { parts.append("cause: \(underlying)") }
+        if let underlying { parts.append("cause: \(URLRedaction.displayError(underlying))") }
         return parts.joined(separator: "; ")
     }
 }

@@ -15,7 +15,7 @@ import Darwin
 /// `rename(2)` stays on one file system, where POSIX makes it atomic: the destination names
 /// its old file or the whole new one at every moment, and an existing file is replaced. It
 /// is opened `O_CREAT | O_EXCL | O_CLOEXEC` (never someone else's file, never inherited),
-/// mode `0644` less the umask. A failed ``commit()`` removes it, as do ``discard()`` and
+/// mode `0644` (or the mode given) less the umask. A failed ``commit()`` removes it, as do ``discard()`` and
 /// `deinit` when neither ran. Each failure is a ``RegularFile/Problem`` naming the path,
 /// which `failure` turns into the module's own `Failure`.
 ///
@@ -36,11 +36,15 @@ package final class PartialFile<Failure: Error> {
     /// Creates the hidden partial file beside `destination`.
     /// - Parameters:
     ///   - destination: A `file:` URL in an existing directory.
+    ///   - mode: The permissions the file is created with, less the umask: `0644` by default,
+    ///     `0600` for a file only its owner may read (one that may hold a private response).
     ///   - failure: Turns a problem into the module's own error; every method throws its result.
     /// - Throws: What `failure` makes of a problem naming `destination` when it is not a file
     ///   URL or the file cannot be created there (the reason names the partial file and gives
     ///   `errno`'s text).
-    package init(destination: URL, failure: @escaping (RegularFile.Problem) -> Failure) throws(Failure) {
+    package init(
+        destination: URL, mode: mode_t = 0o644, failure: @escaping (RegularFile.Problem) -> Failure
+    ) throws(Failure) {
         self.destination = destination
         self.failure = failure
         path =
@@ -50,7 +54,7 @@ package final class PartialFile<Failure: Error> {
             throw failure(
                 .init(path: destination.absoluteString, reason: "the destination is not a file URL", errorNumber: nil))
         }
-        fileDescriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        fileDescriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard fileDescriptor >= 0 else {
             throw failure(
                 RegularFile.systemProblem(destination.path, "cannot create the temporary file \(path) beside it", errno)

@@ -13,6 +13,9 @@ public enum URLRedaction {
         "token", "access_token", "refresh_token", "id_token", "api_key", "apikey", "key", "password", "secret",
         "client_secret", "signature", "sig", "x-amz-signature", "x-amz-credential", "x-amz-security-token",
         "x-goog-signature", "x-goog-credential",
+        // OAuth 2.0 and its extensions (RFC 6749 §4.1.2, RFC 7636 §4.1, RFC 7523 §2.2) and
+        // common session tokens.
+        "code", "code_verifier", "client_assertion", "auth_token", "session_token",
     ]
 
     /// The names marked secret with ``markSecret(queryNames:)``, lowercased.
@@ -76,6 +79,125 @@ public enum URLRedaction {
     public static func displayPairs(_ pairs: String, hiding secretNames: Set<String> = []) -> String {
         let defaults = hiddenQueryNames
         return redacted(pairs, secretNames.isEmpty ? defaults : defaults.union(secretNames.map { $0.lowercased() }))
+    }
+
+    /// The start of a body as text for a description or a log line, at most `limit` bytes,
+    /// with the values of secret-named JSON members (`"access_token": "…"`) and of secret
+    /// `name=value` pairs replaced by `***`, and `…` when the body is longer.
+    ///
+    /// ```swift
+    /// print(URLRedaction.displayBody(Data(#"{"access_token":"eyJ0","expires_in":3600}"#.utf8)))
+    /// // {"access_token":"***","expires_in":3600}
+    /// ```
+    /// - Parameters:
+    ///   - body: The body's bytes.
+    ///   - limit: The most bytes shown; 200 by default.
+    /// - Returns: The text to show.
+    public static func displayBody(_ body: Data, limit: Int = 200) -> String {
+        let text = String(decoding: body.prefix(max(0, limit)), as: UTF8.self)
+        let hidden = hiddenQueryNames
+        var shown = redactedMembers(text, hidden)
+        if let first = shown.first(where: { !$0.isWhitespace }), !"{[<".contains(first) {
+            shown = redacted(shown, hidden)
+        }
+        return shown + (body.count > limit ? "…" : "")
+    }
+
+    /// An error as text, every URL in it shown as ``display(_:hiding:)`` shows it: what
+    /// Foundation prints of an error includes the failing URL in its `userInfo`, with its
+    /// password and query.
+    ///
+    /// ```swift
+    /// let url = URL(string: "https://alice:s3cret@api.example.com/v1?access_token=abc")!
+    /// let error = URLError(.timedOut, userInfo: [NSURLErrorFailingURLErrorKey: url])
+    /// print(URLRedaction.displayError(error).contains("s3cret"))  // false
+    /// ```
+    /// - Parameter error: The error.
+    /// - Returns: Its description without secrets.
+    public static func displayError(_ error: any Error) -> String {
+        redactingURLs(in: String(describing: error))
+    }
+
+    /// `text` with each `scheme://…` run in it shown as ``display(_:hiding:)`` shows its URL,
+    /// or as `(a URL)` when the run does not parse as one.
+    package static func redactingURLs(in text: String) -> String {
+        guard text.contains("://") else { return text }
+        let stops: Set<Character> = [" ", "\n", "\t", "\"", "'", "<", ">", "{", "}", "\\", "|", "^", "`"]
+        var result = ""
+        var rest = Substring(text)
+        while let separator = rest.range(of: "://") {
+            // The scheme: letters, digits, `+`, `-` and `.` back from `://`, starting with a letter.
+            var schemeStart = separator.lowerBound
+            while schemeStart > rest.startIndex {
+                let previous = rest.index(before: schemeStart)
+                let character = rest[previous]
+                guard character.isASCII, character.isLetter || character.isNumber || "+-.".contains(character) else {
+                    break
+                }
+                schemeStart = previous
+            }
+            while schemeStart < separator.lowerBound, !(rest[schemeStart].isASCII && rest[schemeStart].isLetter) {
+                schemeStart = rest.index(after: schemeStart)
+            }
+            var end = separator.upperBound
+            while end < rest.endIndex, !stops.contains(rest[end]) { end = rest.index(after: end) }
+            result += rest[..<schemeStart]
+            if schemeStart == separator.lowerBound {
+                result += rest[schemeStart..<separator.upperBound]
+            } else {
+                let candidate = String(rest[schemeStart..<end])
+                result += URL(string: candidate).map { display($0) } ?? "(a URL)"
+            }
+            rest = rest[(schemeStart == separator.lowerBound ? separator.upperBound : end)...]
+        }
+        return result + rest
+    }
+
+    /// `text` with the string values of secret-named JSON members replaced by `***`; a value
+    /// cut short by the end of the text is hidden too.
+    private static func redactedMembers(_ text: String, _ hidden: Set<String>) -> String {
+        guard text.contains("\"") else { return text }
+        let characters = Array(text)
+        var result = ""
+        var index = 0
+        /// The end of the JSON string starting after the quote at `start` (the closing quote's
+        /// index, or the text's end).
+        func stringEnd(from start: Int) -> Int {
+            var position = start
+            while position < characters.count {
+                if characters[position] == "\\" {
+                    position += 2
+                    continue
+                }
+                if characters[position] == "\"" { return position }
+                position += 1
+            }
+            return characters.count
+        }
+        while index < characters.count {
+            guard characters[index] == "\"" else {
+                result.append(characters[index])
+                index += 1
+                continue
+            }
+            let nameEnd = stringEnd(from: index + 1)
+            result += String(characters[index..<min(nameEnd + 1, characters.count)])
+            guard nameEnd < characters.count else { break }
+            let name = String(characters[(index + 1)..<nameEnd]).lowercased()
+            index = nameEnd + 1
+            // A member: the name, optional blanks, a colon, optional blanks, a string value.
+            var colon = index
+            while colon < characters.count, characters[colon].isWhitespace { colon += 1 }
+            guard colon < characters.count, characters[colon] == ":", hidden.contains(name) else { continue }
+            var value = colon + 1
+            while value < characters.count, characters[value].isWhitespace { value += 1 }
+            guard value < characters.count, characters[value] == "\"" else { continue }
+            result += String(characters[index...value]) + "***"
+            let valueEnd = stringEnd(from: value + 1)
+            if valueEnd < characters.count { result.append("\"") }
+            index = valueEnd + 1
+        }
+        return result
     }
 
     private static func redacted(_ pairs: String, _ hidden: Set<String>) -> String {

@@ -145,11 +145,8 @@ public struct EndpointError: Error, Sendable, CustomStringConvertible {
         if let method, let url { parts.append("request: \(method) \(URLRedaction.display(url))") }
         if let response { parts.append("response: \(response.status)") }
         if !codingPath.isEmpty { parts.append("at: \(codingPath.joined(separator: "."))") }
-        if let body, !body.isEmpty {
-            let text = String(decoding: body.prefix(200), as: UTF8.self)
-            parts.append("body: \(text)\(body.count > 200 ? "…" : "")")
-        }
-        if let underlying { parts.append("cause: \(underlying)") }
+        if let body, !body.isEmpty { parts.append("body: \(URLRedaction.displayBody(body))") }
+        if let underlying { parts.append("cause: \(URLRedaction.displayError(underlying))") }
         return parts.joined(separator: "; ")
     }
 }

@@ -81,6 +81,17 @@ struct CacheExampleTests {
         #expect(try await client.send(.get("cache/60")).cacheOutcome == .hit)
     }
 
+    @Test("CachePartition.byCredentials(including:)")
+    func credentialFields() throws {
+        var configuration = CacheConfiguration()
+        configuration.partition = .byCredentials(including: [try HTTPFieldName("X-Api-Key")])
+
+        let keyed = HTTPRequest.get("https://api.example.com/a").header("X-Api-Key", "k1")
+        let other = HTTPRequest.get("https://api.example.com/a").header("X-Api-Key", "k2")
+        #expect(configuration.partition.name(for: keyed) != configuration.partition.name(for: other))
+        #expect(configuration.partition.name(for: .get("https://api.example.com/a")) == "")
+    }
+
     @Test("CacheConfiguration, CacheClock, CachePartition, CacheKey and CacheEvent")
     func configuration() async throws {
         var printed: [String] = []

@@ -351,7 +351,7 @@ struct CachingTransportTests: CachingClientSuite {
         #expect(bob.text == "Bearer bob" && bob.cacheOutcome == .miss)
         let alice = HTTPRequest.get("me").header(.authorization, "Bearer alice")
         #expect(try await client.send(alice).cacheOutcome == .hit)
-        let partition = CachePartition.byAuthorization.name(
+        let partition = CachePartition.byCredentials.name(
             for: HTTPRequest(url: base, headerFields: try HTTPFields(["Authorization": "Bearer alice"])))
         try cache.removeAll(partition: partition)
         #expect(try await client.send(alice).cacheOutcome == .miss)

@@ -26,6 +26,36 @@ struct DiskCacheStorageTests {
         try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".entry") }.sorted()
     }
 
+    @Test("entries are 0600 even in a directory that already existed open to others, freshened ones too")
+    func entriesAreOwnerOnly() async throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.path)
+        let clock = ManualClock()
+        let origin = ScriptedOrigin { _, number in
+            number == 1
+                ? ScriptedOrigin.response(
+                    .ok, ["Cache-Control": "private, max-age=1", "ETag": #""v1""#], body: "mine", date: clock.now)
+                : ScriptedOrigin.response(
+                    .notModified, ["Cache-Control": "max-age=60", "ETag": #""v1""#], date: clock.now)
+        }
+        let client = makeClient(origin, try DiskCacheStorage(directory: directory), clock: clock)
+        _ = try await client.send(.get("a"))
+        func modes() throws -> [Int] {
+            try entryFiles(directory).map {
+                let attributes = try FileManager.default.attributesOfItem(
+                    atPath: directory.appendingPathComponent($0).path)
+                return (attributes[.posixPermissions] as? Int ?? -1) & 0o777
+            }
+        }
+        #expect(try modes() == [0o600])
+        clock.advance(5)
+        #expect(try await client.send(.get("a")).cacheOutcome == .revalidated)
+        #expect(origin.count == 2)
+        #expect(try modes() == [0o600])
+    }
+
     @Test("an entry survives the storage: a new storage on the directory serves it, head and body")
     func persistence() async throws {
         let directory = temporaryDirectory()

@@ -28,6 +28,23 @@ struct GuideSnippetTests {
         }
     }
 
+    @Test("catalog: the overview's client")
+    func catalogOverview() async throws {
+        let baseURL = try TestServers.httpbin()
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let client = Client(
+            baseURL: baseURL,  // such as https://httpbin.org
+            interceptors: [BearerAuth(token: "s3cret"), ResponseValidation(statuses: [200...299])],
+            retry: [.transportErrors(max: 3), .status([503], honorRetryAfter: true)])
+        let response = try await client.send(.get("bearer").header(.acceptLanguage, "it-it"))
+        print(response.status)  // 200 OK
+
+        #expect(printed == ["200 OK"])
+        #expect(response.request.headerFields[.authorization] == "Bearer s3cret")
+    }
+
     @Test("client guide: deadlines, idempotency keys, limits and coalescing")
     func deadlinesAndLimits() async throws {
         let baseURL = try TestServers.httpbin()

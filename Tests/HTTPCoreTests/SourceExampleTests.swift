@@ -238,6 +238,30 @@ struct SourceExampleTests {
         #expect(printed == ["grant_type=password&password=***"])
     }
 
+    @Test("URLRedaction.displayBody")
+    func displayBody() {
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        print(URLRedaction.displayBody(Data(#"{"access_token":"eyJ0","expires_in":3600}"#.utf8)))
+        // {"access_token":"***","expires_in":3600}
+
+        #expect(printed == [#"{"access_token":"***","expires_in":3600}"#])
+    }
+
+    @Test("URLRedaction.displayError")
+    func displayError() {
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let url = URL(string: "https://alice:s3cret@api.example.com/v1?access_token=abc")!
+        let error = URLError(.timedOut, userInfo: [NSURLErrorFailingURLErrorKey: url])
+        print(URLRedaction.displayError(error).contains("s3cret"))  // false
+
+        #expect(printed == ["false"])
+        #expect(!URLRedaction.displayError(error).contains("abc"))
+    }
+
     @Test("URLRedaction.markSecret")
     func markSecret() {
         URLRedaction.markSecret(queryNames: ["session", "X-Tenant-Key"])

@@ -58,6 +58,57 @@ struct EndpointShapeTests {
     }
 
     @Test(
+        "percent-encoded dot segments are refused too, for every operator that lets % through",
+        arguments: ["/%2e%2e/admin", "/.%2E/admin", "/%2E./x", "/%2e/x", "/a/%2e%2e"])
+    func encodedDotSegments(rest: String) throws {
+        let error = #expect(throws: EndpointError.self) {
+            try Endpoint<Empty, Empty>(.get, "/files{+rest}").makeRequest(Empty(), variables: ["rest": rest])
+        }
+        #expect(error?.code == .invalidVariable)
+        // A fragment is no part of the path a server sees.
+        let fragment = try Endpoint<Empty, Empty>(.get, "/files{#rest}").makeRequest(Empty(), variables: ["rest": rest])
+        #expect(fragment.url.relativeString == "/files#\(rest)")
+    }
+
+    @Test("a value may hold dots and escapes that are no dot segment")
+    func encodedDotsThatAreNoSegment() throws {
+        let endpoint = Endpoint<Empty, Empty>(.get, "/files{+rest}")
+        for rest in ["/%2e%2e%2e/x", "/a%2e/b", "/%2f%2e/x", "/%41%2E%2Ex/y", "/.../x"] {
+            #expect(try endpoint.makeRequest(Empty(), variables: ["rest": rest]).url.relativeString == "/files\(rest)")
+        }
+    }
+
+    @Test(
+        "an absolute template's own text fixes its scheme, host and port; {+var} cannot move them",
+        arguments: [".evil.example/x", "@evil.example/", ":8443/x", "evil/x", "%40evil.example/"])
+    func absoluteOriginIsFixed(path: String) throws {
+        let cdn = Endpoint<Empty, Empty>(.get, "https://cdn.example.com{+path}")
+        let error = #expect(throws: EndpointError.self) {
+            try cdn.makeRequest(Empty(), variables: ["path": path])
+        }
+        #expect(error?.code == .invalidVariable)
+    }
+
+    @Test("an absolute template keeps working for paths, queries and a host its author made a variable")
+    func absoluteTemplatesStillExpand() throws {
+        let cdn = Endpoint<Empty, Empty>(.get, "https://cdn.example.com{+path}")
+        #expect(
+            try cdn.makeRequest(Empty(), variables: ["path": "/img/a.png"]).url.absoluteString
+                == "https://cdn.example.com/img/a.png")
+        #expect(
+            try cdn.makeRequest(Empty(), variables: ["path": "?v=2"]).url.absoluteString
+                == "https://cdn.example.com?v=2")
+        let closed = Endpoint<Empty, Empty>(.get, "https://cdn.example.com/{+path}")
+        #expect(
+            try closed.makeRequest(Empty(), variables: ["path": "@x/y"]).url.absoluteString
+                == "https://cdn.example.com/@x/y")
+        let chosen = Endpoint<Empty, Empty>(.get, "https://{host}/v1")
+        #expect(
+            try chosen.makeRequest(Empty(), variables: ["host": "eu.example.com"]).url.absoluteString
+                == "https://eu.example.com/v1")
+    }
+
+    @Test(
         "hostile path and query values (slash, ?, #, %, CR LF, NUL, ..) stay inside their segment or query value",
         arguments: ["a/b", "x?admin=1", "x#frag", "100%", "a\r\nHost: evil.example", "a\u{0}b", "../admin", "a b&c=d"])
     func hostileValuesKeepTheShape(value: String) throws {

@@ -146,16 +146,30 @@ extension Endpoint {
     }
 
     /// Fails when the expansion left the shape the template declares: a relative template
-    /// that now names a scheme or a host (`//evil.example`), or a dot segment (`/../`) that
-    /// the template's own text does not have.
+    /// that now names a scheme or a host (`//evil.example`), an absolute one whose host or
+    /// port is no longer the one its text writes (`https://cdn.example.com{+path}` with
+    /// `.evil.example/x` or `@evil.example/`), or a dot segment (`/../`, also percent-encoded
+    /// as `/%2e%2E/`, which servers decode) that the template's own text does not have.
     private func checkShape(of target: String) throws(EndpointError) {
+        if let origin = literalOrigin, !origin.isClosed,
+            let next = target.utf8.dropFirst(origin.prefix.utf8.count).first,
+            next != UInt8(ascii: "/") && next != UInt8(ascii: "?") && next != UInt8(ascii: "#")
+        {
+            throw EndpointError(
+                .invalidVariable, endpoint: name,
+                "the expansion \"\(URLRedaction.redactingURLs(in: target))\" changes the host or port that the "
+                    + "template's text \"\(origin.prefix)\" fixes")
+        }
         // One pass over the bytes of the path (up to `?` or `#`): this runs on every call.
+        // Lengths count decoded characters: `%2e` is one `.`.
         var segmentLength = 0
         var segmentDots = 0
         var sawSlash = false
         var index = 0
         var dotSegment = false
         var schemeOrHost = false
+        /// Inside a percent escape: 1 after `%`, 2 after `%2`, 3 after `%` and another digit.
+        var escape = 0
         for byte in target.utf8 {
             if byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
             if byte == UInt8(ascii: "/") {
@@ -164,6 +178,15 @@ extension Endpoint {
                 sawSlash = true
                 segmentLength = 0
                 segmentDots = 0
+                escape = 0
+            } else if escape == 1 {
+                escape = byte == UInt8(ascii: "2") ? 2 : 3
+            } else if escape > 1 {
+                segmentLength += 1
+                if escape == 2 && (byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E")) { segmentDots += 1 }
+                escape = 0
+            } else if byte == UInt8(ascii: "%") {
+                escape = 1
             } else {
                 if byte == UInt8(ascii: ":") && !sawSlash { schemeOrHost = true }
                 segmentLength += 1

@@ -77,6 +77,9 @@ public struct Endpoint<Request: Sendable, Response: Sendable>: Sendable {
     let isAbsolute: Bool
     /// Whether the template's own text has a `.` or `..` path segment.
     let templateHasDotSegment: Bool
+    /// The scheme and authority an absolute template's own text writes, and whether that
+    /// text ends the authority (see `URITemplate.literalOrigin`).
+    let literalOrigin: (prefix: String, isClosed: Bool)?
 
     /// Creates an endpoint.
     /// - Parameters:
@@ -102,12 +105,14 @@ public struct Endpoint<Request: Sendable, Response: Sendable>: Sendable {
             self.requiredUses = parsed.variableUses.filter { $0.operator.requiresValue && !$0.afterLiteralQuery }
             self.isAbsolute = parsed.startsWithScheme
             self.templateHasDotSegment = parsed.literalPathHasDotSegment
+            self.literalOrigin = parsed.literalOrigin
         } catch {
             self.parsedTemplate = .failure(error)
             self.variableNames = []
             self.requiredUses = []
             self.isAbsolute = false
             self.templateHasDotSegment = false
+            self.literalOrigin = nil
         }
     }
 

@@ -253,6 +253,27 @@ extension URITemplate {
         }
     }
 
+    /// For a template that starts with `scheme://` and an authority in its own text
+    /// (`https://cdn.example.com{+path}`), that text up to the authority's end, and whether
+    /// the text itself ends the authority (with `/`, `?` or `#`); `nil` when the template is
+    /// relative or an expression writes the authority (`https://{host}/x`).
+    var literalOrigin: (prefix: String, isClosed: Bool)? {
+        guard startsWithScheme, let first = steps.first else { return nil }
+        let text = literal(of: first)
+        guard let colon = text.firstIndex(of: UInt8(ascii: ":")),
+            text[(colon + 1)...].starts(with: "//".utf8)
+        else { return nil }
+        let authorityStart = colon + 3
+        let isDelimiter = { (byte: UInt8) in
+            byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#")
+        }
+        if let end = text[authorityStart...].firstIndex(where: isDelimiter) {
+            return (String(decoding: text[..<end], as: UTF8.self), true)
+        }
+        guard text.endIndex > authorityStart else { return nil }
+        return (String(decoding: text, as: UTF8.self), false)
+    }
+
     private func literal(of step: Step) -> ArraySlice<UInt8> { bytes[step.start..<step.start + step.count] }
 
     private static func isQueryDelimiter(_ byte: UInt8) -> Bool {
