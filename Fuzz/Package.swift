@@ -14,6 +14,15 @@ func fuzzTarget(_ name: String, _ product: String) -> Target {
         swiftSettings: fuzzSettings)
 }
 
+/// A fuzz target of the client's parts: HTTPCore, HTTPClient, `products` and FuzzSupport.
+func clientFuzzTarget(_ name: String, _ products: [String]) -> Target {
+    .executableTarget(
+        name: name,
+        dependencies: ["FuzzSupport"]
+            + (["HTTPCore", "HTTPClient"] + products).map { .product(name: $0, package: "Heron") },
+        path: "Sources/\(name)", swiftSettings: fuzzSettings)
+}
+
 let package = Package(
     name: "HeronFuzz",
     platforms: [.macOS(.v13)],
@@ -33,5 +42,12 @@ let package = Package(
                 .product(name: "HTTPCore", package: "Heron"),
             ],
             path: "Sources/FuzzCache", swiftSettings: fuzzSettings),
+        // What the fuzz targets share: running an async body to its end, reading fields.
+        .target(
+            name: "FuzzSupport", dependencies: [.product(name: "HTTPCore", package: "Heron")],
+            path: "Sources/FuzzSupport"),
+        clientFuzzTarget("FuzzVary", ["HTTPCache"]),
+        clientFuzzTarget("FuzzCacheControl", ["HTTPCache"]),
+        clientFuzzTarget("FuzzHAR", ["HTTPClientTesting"]),
     ]
 )

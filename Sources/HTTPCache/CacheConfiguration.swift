@@ -148,23 +148,3 @@ public struct CachePartition: Sendable {
         request.options[CachePartitionOption.self] ?? rule(request)
     }
 }
-
-/// A hash that is the same in every process (Swift's `Hasher` is seeded per process):
-/// 128-bit FNV-1a, for file names and partition names. Not a cryptographic digest.
-enum StableHash {
-    /// 32 hex digits for `text`.
-    static func hex(of text: String) -> String {
-        var first: UInt64 = 0xcbf2_9ce4_8422_2325
-        var second: UInt64 = 0x84222325_cbf29ce4
-        for byte in text.utf8 {
-            first = (first ^ UInt64(byte)) &* 0x100_0000_01b3
-            second = (second ^ UInt64(byte)) &* 0x100_0000_01b3 &+ 0x9e37_79b9_7f4a_7c15
-        }
-        return hex16(first) + hex16(second)
-    }
-
-    private static func hex16(_ value: UInt64) -> String {
-        let text = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - text.count) + text
-    }
-}

@@ -6,7 +6,10 @@ import HTTPCore
 /// request URI it answers (RFC 9111 §2: the primary cache key).
 ///
 /// The URI is the full URL without its fragment, query included, so `?a=1` and `?a=2` are
-/// different entries.
+/// different entries. A key made from a URL holds no secret: the values of secret-named query
+/// parameters (`access_token`, `code`, …, as `URLRedaction` names them) and a password are
+/// replaced by a 128-bit digest of themselves (`access_token=***~3f1c…`), so that disk entry
+/// files, cache events and logs never carry them, while two tokens still key two entries.
 public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
     /// The partition the caller chose (``CachePartition``); entries of two partitions are
     /// never shared.
@@ -24,7 +27,8 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The key of `url` in `partition`: the URL without its fragment, its scheme and host
-    /// lowercased (RFC 3986 §6.2.2.1), an empty path as `/`.
+    /// lowercased (RFC 3986 §6.2.2.1), an empty path as `/`, secret query values and a
+    /// password digested.
     /// - Parameters:
     ///   - url: The request URL.
     ///   - partition: The partition.
@@ -40,7 +44,14 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
         if components.percentEncodedPath.isEmpty { components.percentEncodedPath = "/" }
         if components.port == 80 && components.scheme == "http" { components.port = nil }
         if components.port == 443 && components.scheme == "https" { components.port = nil }
-        self.uri = components.string ?? url.absoluteString
+        if let password = components.percentEncodedPassword {
+            components.percentEncodedPassword = URLRedaction.digest(of: password)
+        }
+        if let query = components.percentEncodedQuery {
+            components.percentEncodedQuery = URLRedaction.digestingSecrets(in: query)
+        }
+        // Unparsable after all: no text of the URL is kept that could hold a secret.
+        self.uri = components.string ?? "(unparsable) " + StableHash.hex(of: url.absoluteString)
     }
 
     /// `partition uri`.

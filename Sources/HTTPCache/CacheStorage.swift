@@ -111,3 +111,48 @@ public protocol CacheBodyWriter: Sendable {
     /// after ``commit()`` (then it does nothing).
     func discard()
 }
+
+/// The bytes a body writer holds against its storage's capacity while the body arrives, so
+/// that the capacity bounds the entries and the bodies being stored together, at every
+/// moment: six bodies of 15 MiB arriving at once into a 16 MiB storage do not hold 90 MiB.
+/// The storage makes room as ``hold(_:)`` asks (evicting its least recently used entries);
+/// when the bodies in flight alone would pass the capacity, the hold is refused and the body
+/// is not stored.
+final class CapacityReservation: Sendable {
+    private let held = Locked<Int64>(0)
+    private let take: @Sendable (Int64) -> Bool
+    private let give: @Sendable (Int64) -> Void
+
+    /// - Parameters:
+    ///   - take: Reserves bytes in the storage, making room; `false` when it cannot.
+    ///   - give: Returns bytes reserved before.
+    init(take: @escaping @Sendable (Int64) -> Bool, give: @escaping @Sendable (Int64) -> Void) {
+        self.take = take
+        self.give = give
+    }
+
+    /// A writer dropped without a commit or a discard gives its bytes back.
+    deinit { release() }
+
+    /// Reserves `bytes` more; `false` when the storage refused them.
+    func hold(_ bytes: Int64) -> Bool {
+        guard take(bytes) else { return false }
+        held.withLock { $0 += bytes }
+        return true
+    }
+
+    /// Returns everything held to the storage (a discarded or failed body).
+    func release() {
+        let bytes = settle()
+        if bytes > 0 { give(bytes) }
+    }
+
+    /// Everything held, now owed by the caller (a commit, which returns it to the storage
+    /// under the same lock that adds the entry).
+    func settle() -> Int64 {
+        held.withLock { held in
+            defer { held = 0 }
+            return held
+        }
+    }
+}

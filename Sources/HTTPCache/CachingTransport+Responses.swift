@@ -343,7 +343,7 @@ extension CachingTransport {
             return response
         }
         var entry = CacheEntry(
-            key: exchange.key, head: Self.storedHead(response.head, url: exchange.request.url),
+            key: exchange.key, head: Self.storedHead(response.head),
             requestTime: requestTime, responseTime: responseTime)
         entry.varyValues = VaryRule.values(of: entry.varyNames, in: exchange.request.headerFields)
         var superseded = replacing.map(\.id)
@@ -359,8 +359,12 @@ extension CachingTransport {
         annotate(&response.head, status)
         let url = exchange.request.url
         let observer = configuration.observer
-        let finished: @Sendable (Bool) -> Void = { [statistics] stored in
-            if stored { statistics.withLock { $0.stores += 1 } }
+        let key = exchange.key
+        let finished: @Sendable (Bool) -> Void = { [self] stored in
+            if stored {
+                statistics.withLock { $0.stores += 1 }
+                pruneVariants(of: key)
+            }
             observer?(CacheEvent(kind: stored ? .stored : .notStored, url: url))
         }
         guard let body = response.body else {
@@ -406,6 +410,24 @@ extension CachingTransport {
         return response
     }
 
+    /// Decides replacement once an entry of `key` is committed, when every concurrent store
+    /// of the key can be seen: of the entries with the same selecting field values (one
+    /// variant) only the newest stays, and of the variants the ``CacheConfiguration/variantLimit``
+    /// newest. What `store` chose to replace when it began cannot see the stores begun beside
+    /// it (16 concurrent misses for one URL stored 16 copies). Every store that commits makes
+    /// the same choice, in the same order, so concurrent prunes agree.
+    func pruneVariants(of key: CacheKey) {
+        guard let entries = try? storage.entries(for: key), entries.count > 1 else { return }
+        var variants = Set<[String: String]>()
+        var surplus: [String] = []
+        for entry in entries.sorted(by: Self.newerFirst) {
+            if variants.count >= configuration.variantLimit || !variants.insert(entry.varyValues).inserted {
+                surplus.append(entry.id)
+            }
+        }
+        if !surplus.isEmpty { try? storage.remove(surplus, for: key) }
+    }
+
     /// Whether RFC 9111 §3 lets this private cache store `head`, the answer to `request`: a
     /// `GET` without a body, `If-Match`, `If-Unmodified-Since` or `If-Range`; a final status other than `206` and `304`; no `no-store` in the request or the
     /// response (but `must-understand` with a status this cache implements overrides it,
@@ -444,13 +466,13 @@ extension CachingTransport {
     }
 
     /// The head as stored: without `Connection`, the fields it lists and the other fields a
-    /// cache must not store (RFC 9111 §3.1).
-    static func storedHead(_ head: HTTPResponse, url: URL) -> HTTPResponse {
+    /// cache must not store (RFC 9111 §3.1), and without its URL, which may hold a token or a
+    /// password (an answer served from the entry takes the URL of the request it answers).
+    static func storedHead(_ head: HTTPResponse) -> HTTPResponse {
         let skipped = CacheRules.unstoredFields.union(connectionListed(head.headerFields))
         return HTTPResponse(
             status: head.status,
-            headerFields: HTTPFields(head.headerFields.filter { !skipped.contains($0.name.canonicalName) }),
-            url: url)
+            headerFields: HTTPFields(head.headerFields.filter { !skipped.contains($0.name.canonicalName) }))
     }
 }
 

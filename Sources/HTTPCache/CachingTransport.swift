@@ -173,15 +173,7 @@ public final class CachingTransport: ClientTransport {
     /// `Content-Location` in every partition (RFC 9111 §4.4): what changed on the origin is
     /// stale for every user, not only the one who changed it.
     private func invalidate(after request: HTTPRequest, response: HTTPResponse) {
-        var targets = [request.url]
-        for name in [HTTPFieldName.location, .contentLocation] {
-            guard let value = response.headerFields[values: name].first,
-                let url = URL(string: value, relativeTo: request.url)?.absoluteURL,
-                RedirectFollower.sameOrigin(url, request.url)
-            else { continue }
-            targets.append(url)
-        }
-        for url in targets {
+        for url in request.urlsChanged(answeredBy: response) {
             // Even with nothing stored: a response being stored now must not land after this.
             guard let removed = try? storage.removeAll(uri: CacheKey(url: url, partition: "").uri), removed > 0
             else { continue }
@@ -259,7 +251,9 @@ public final class CachingTransport: ClientTransport {
         let firstDate = CacheFreshness.date(first.head.headerFields, fallback: first.responseTime)
         let secondDate = CacheFreshness.date(second.head.headerFields, fallback: second.responseTime)
         if firstDate != secondDate { return firstDate > secondDate }
-        return first.responseTime > second.responseTime
+        if first.responseTime != second.responseTime { return first.responseTime > second.responseTime }
+        // A total order, so that every concurrent prune of a key keeps the same entries.
+        return first.id > second.id
     }
 
     static func seconds(_ duration: Duration) -> Double {

@@ -106,7 +106,7 @@ enum DiskCacheFile {
 
     /// The entry stored in the file at `path`, or why it is not a valid entry file.
     static func read(_ path: String, id: String) -> Result<CacheEntry, Corrupt> {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = openEntry(path)
         guard descriptor >= 0 else { return .failure(Corrupt(reason: "cannot open: errno \(errno)")) }
         defer { _ = close(descriptor) }
         var info = stat()
@@ -131,6 +131,20 @@ enum DiskCacheFile {
             let entry = record.entry(id: id)
         else { return .failure(Corrupt(reason: "the head does not match the file")) }
         return .success(entry)
+    }
+
+    /// Opens the entry file at `path` for reading, or returns -1 with `errno` set: only a
+    /// regular file, looked at before it is opened (a FIFO, a device or a link named like an
+    /// entry is never opened), and opened `O_NONBLOCK | O_NOFOLLOW`, so that a file swapped for
+    /// a FIFO in between cannot block the open (a FIFO's open for reading waits for a writer).
+    static func openEntry(_ path: String) -> Int32 {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return -1 }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            errno = EINVAL
+            return -1
+        }
+        return open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW)
     }
 
     /// Why a file is not a valid entry.
@@ -162,8 +176,13 @@ final class DiskBodySource: Sendable {
     let length: Int64
 
     init?(path: String, length: Int64) {
-        let opened = open(path, O_RDONLY | O_CLOEXEC)
+        let opened = DiskCacheFile.openEntry(path)
         guard opened >= 0 else { return nil }
+        var info = stat()
+        guard fstat(opened, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            _ = close(opened)
+            return nil
+        }
         descriptor = Locked(opened)
         self.length = length
     }

@@ -51,6 +51,9 @@ public final class DiskCacheStorage: CacheStorage {
         var byID: [String: Indexed] = [:]
         var order = LRUIndex<String>()
         var total: Int64 = 0
+        /// The bytes of bodies being written to temporary files, held against the capacity
+        /// (``CapacityReservation``).
+        var inFlight: Int64 = 0
         var removals = RemovalLog()
 
         mutating func add(_ id: String, key: CacheKey, size: Int64) {
@@ -153,7 +156,7 @@ public final class DiskCacheStorage: CacheStorage {
 
     /// Drops the least recently used entries until the total fits the capacity.
     private func evict(_ state: inout State, keeping protected: String? = nil) {
-        while state.total > capacity, let oldest = state.order.oldest, oldest != protected {
+        while state.total + state.inFlight > capacity, let oldest = state.order.oldest, oldest != protected {
             state.forget(oldest)
             unlink(path(of: oldest))
         }
@@ -203,17 +206,35 @@ public final class DiskCacheStorage: CacheStorage {
         let file = try PartialFile<ClientError>(
             destination: URL(fileURLWithPath: path(of: entry.id)), mode: Self.entryMode, failure: Self.failure)
         try file.write(DiskCacheFile.header)
-        return DiskBodyWriter(file: file, entry: entry, limit: capacity) { [self] entry, size, file in
-            try committed(entry, size: size, file: file, replacing: replacing, stamp: stamp)
+        let reservation = CapacityReservation(
+            take: { [self] bytes in reserve(bytes) }, give: { [self] bytes in withIndex { $0.inFlight -= bytes } })
+        return DiskBodyWriter(file: file, entry: entry, limit: capacity, reservation: reservation) {
+            [self] entry, size, file, reserved in
+            try committed(entry, size: size, file: file, replacing: replacing, stamp: stamp, reserved: reserved)
+        }
+    }
+
+    /// Holds `bytes` of a body being written against the capacity, evicting the least
+    /// recently used entries to make room; `false` when the bodies in flight alone would
+    /// pass the capacity.
+    private func reserve(_ bytes: Int64) -> Bool {
+        withIndex { state in
+            guard state.inFlight + bytes <= capacity else { return false }
+            state.inFlight += bytes
+            evict(&state)
+            return true
         }
     }
 
     /// Renames the finished file into place and indexes it, under the index lock, unless its
     /// key was removed since the writer was made (`stamp`): then the file is discarded.
     private func committed(
-        _ entry: CacheEntry, size: Int64, file: PartialFile<ClientError>, replacing: [String], stamp: UInt64
+        _ entry: CacheEntry, size: Int64, file: PartialFile<ClientError>, replacing: [String], stamp: UInt64,
+        reserved: Int64
     ) throws {
         try withIndex { state in
+            // The body's bytes stop being in flight as the entry (or nothing) takes their place.
+            state.inFlight -= reserved
             guard state.removals.isCurrent(entry.key, since: stamp) else {
                 file.discard()
                 throw ClientError(.cacheStorageFailed, "the entry's key was removed while its body was written")
@@ -352,34 +373,45 @@ final class DiskBodyWriter: CacheBodyWriter {
     private let state: Locked<State>
     private let entry: CacheEntry
     private let limit: Int64
-    private let committed: @Sendable (CacheEntry, Int64, PartialFile<ClientError>) throws -> Void
+    private let reservation: CapacityReservation
+    private let committed: @Sendable (CacheEntry, Int64, PartialFile<ClientError>, Int64) throws -> Void
 
-    /// - Parameter committed: Renames the file into place and indexes the entry, or discards
-    ///   the file and throws.
+    /// - Parameter committed: Renames the file into place and indexes the entry (given the
+    ///   bytes reserved for its body), or discards the file and throws.
     init(
-        file: PartialFile<ClientError>, entry: CacheEntry, limit: Int64,
-        committed: @escaping @Sendable (CacheEntry, Int64, PartialFile<ClientError>) throws -> Void
+        file: PartialFile<ClientError>, entry: CacheEntry, limit: Int64, reservation: CapacityReservation,
+        committed: @escaping @Sendable (CacheEntry, Int64, PartialFile<ClientError>, Int64) throws -> Void
     ) {
         state = Locked(State(file: file))
         self.entry = entry
         self.limit = limit
+        self.reservation = reservation
         self.committed = committed
     }
 
     func write(_ chunk: Data) throws {
         try state.withLock { state in
             guard let file = state.file else { return }
-            guard state.written + Int64(chunk.count) <= limit else {
+            func fail(_ error: any Error) -> any Error {
                 file.discard()
                 state.file = nil
-                throw ClientError(.cacheStorageFailed, "the body exceeds the storage's capacity of \(limit) bytes")
+                reservation.release()
+                return error
+            }
+            guard state.written + Int64(chunk.count) <= limit else {
+                throw fail(
+                    ClientError(.cacheStorageFailed, "the body exceeds the storage's capacity of \(limit) bytes"))
+            }
+            guard reservation.hold(Int64(chunk.count)) else {
+                throw fail(
+                    ClientError(
+                        .cacheStorageFailed,
+                        "the bodies being stored at once would exceed the capacity of \(limit) bytes"))
             }
             do {
                 try file.write(chunk)
             } catch {
-                file.discard()
-                state.file = nil
-                throw error
+                throw fail(error)
             }
             state.written += Int64(chunk.count)
         }
@@ -399,11 +431,12 @@ final class DiskBodyWriter: CacheBodyWriter {
                 try file.write(trailer)
             } catch {
                 file.discard()
+                reservation.release()
                 throw error
             }
             return (entry, DiskCacheFile.headerSize + state.written + Int64(trailer.count), file)
         }
-        try committed(entry, size, file)
+        try committed(entry, size, file, reservation.settle())
     }
 
     func discard() {
@@ -411,5 +444,6 @@ final class DiskBodyWriter: CacheBodyWriter {
             state.file?.discard()
             state.file = nil
         }
+        reservation.release()
     }
 }

@@ -6,8 +6,6 @@ extension HTTPFieldName {
     static let expires = try! HTTPFieldName("Expires")
     /// `Cache-Status` (RFC 9211).
     static let cacheStatus = try! HTTPFieldName("Cache-Status")
-    /// `Content-Location` (RFC 9110 §8.7).
-    static let contentLocation = try! HTTPFieldName("Content-Location")
     /// `Content-Range` (RFC 9110 §14.4).
     static let contentRange = try! HTTPFieldName("Content-Range")
     /// The preconditions whose answer is never stored: it depends on the precondition, which a

@@ -27,6 +27,8 @@ public final class MemoryCacheStorage: CacheStorage {
         var byID: [String: Stored] = [:]
         var order = LRUIndex<String>()
         var total: Int64 = 0
+        /// The bytes of bodies being written, held against the capacity (``CapacityReservation``).
+        var inFlight: Int64 = 0
         var removals = RemovalLog()
 
         mutating func drop(_ id: String) {
@@ -80,21 +82,42 @@ public final class MemoryCacheStorage: CacheStorage {
     /// - Returns: The writer.
     public func makeWriter(for entry: CacheEntry, replacing: [String]) -> any CacheBodyWriter {
         let stamp = state.withLock { $0.removals.now }
-        return MemoryBodyWriter(limit: capacity) { [self] body in
+        let reservation = CapacityReservation(
+            take: { [self] bytes in reserve(bytes) }, give: { [self] bytes in state.withLock { $0.inFlight -= bytes } })
+        return MemoryBodyWriter(limit: capacity, reservation: reservation) { [self] body, reserved in
             var entry = entry
             entry.bodyLength = Int64(body.count)
-            insert(Stored(entry: entry, body: body), replacing: replacing, stamp: stamp)
+            insert(Stored(entry: entry, body: body), replacing: replacing, stamp: stamp, reserved: reserved)
+        }
+    }
+
+    /// Holds `bytes` of a body being written against the capacity, evicting the least
+    /// recently used entries to make room; `false` when the bodies in flight alone would
+    /// pass the capacity.
+    private func reserve(_ bytes: Int64) -> Bool {
+        state.withLock { state in
+            guard state.inFlight + bytes <= capacity else { return false }
+            while state.total + state.inFlight + bytes > capacity, let oldest = state.order.oldest {
+                state.drop(oldest)
+            }
+            state.inFlight += bytes
+            return true
         }
     }
 
     /// Stores `stored`, unless its key was removed since the writer was made (`stamp`).
-    private func insert(_ stored: Stored, replacing: [String], stamp: UInt64) {
+    private func insert(_ stored: Stored, replacing: [String], stamp: UInt64, reserved: Int64) {
         state.withLock { state in
+            // The body's bytes stop being in flight as the entry (or nothing) takes their place.
+            state.inFlight -= reserved
             guard state.removals.isCurrent(stored.entry.key, since: stamp) else { return }
             for id in replacing { state.drop(id) }
             let cost = stored.entry.cost
             guard cost <= capacity else { return }
-            while state.total + cost > capacity, let oldest = state.order.oldest { state.drop(oldest) }
+            while state.total + state.inFlight + cost > capacity, let oldest = state.order.oldest {
+                state.drop(oldest)
+            }
+            guard state.total + state.inFlight + cost <= capacity else { return }
             state.byID[stored.entry.id] = stored
             state.byKey[stored.entry.key, default: []].append(stored.entry.id)
             state.order.use(stored.entry.id)
@@ -180,10 +203,13 @@ final class MemoryBodyWriter: CacheBodyWriter {
 
     private let state = Locked(State())
     private let limit: Int64
-    private let store: @Sendable (Data) -> Void
+    private let reservation: CapacityReservation
+    private let store: @Sendable (Data, Int64) -> Void
 
-    init(limit: Int64, store: @escaping @Sendable (Data) -> Void) {
+    /// - Parameter store: Adds the entry, given its body and the bytes reserved for it.
+    init(limit: Int64, reservation: CapacityReservation, store: @escaping @Sendable (Data, Int64) -> Void) {
         self.limit = limit
+        self.reservation = reservation
         self.store = store
     }
 
@@ -193,7 +219,15 @@ final class MemoryBodyWriter: CacheBodyWriter {
             guard Int64(state.data.count + chunk.count) <= limit else {
                 state.done = true
                 state.data = Data()
+                reservation.release()
                 throw ClientError(.cacheStorageFailed, "the body exceeds the storage's capacity of \(limit) bytes")
+            }
+            guard reservation.hold(Int64(chunk.count)) else {
+                state.done = true
+                state.data = Data()
+                reservation.release()
+                throw ClientError(
+                    .cacheStorageFailed, "the bodies being stored at once would exceed the capacity of \(limit) bytes")
             }
             state.data.append(chunk)
         }
@@ -206,7 +240,7 @@ final class MemoryBodyWriter: CacheBodyWriter {
             defer { state.data = Data() }
             return state.data
         }
-        if let data { store(data) }
+        if let data { store(data, reservation.settle()) }
     }
 
     func discard() {
@@ -214,5 +248,6 @@ final class MemoryBodyWriter: CacheBodyWriter {
             state.done = true
             state.data = Data()
         }
+        reservation.release()
     }
 }

@@ -52,6 +52,10 @@ public struct ClientError: Error, Sendable, CustomStringConvertible {
         /// libcurl sends at most 1 MiB of header fields). Not retried: a retry would send the
         /// same head.
         public static let requestHeadRejected = Code("requestHeadRejected")
+        /// The response body is labelled with a `Content-Encoding` the transport cannot
+        /// decode (`snappy`, say), or is not valid in the coding it names. The response head
+        /// is attached. Not retried: the server would send the same.
+        public static let contentDecodingFailed = Code("contentDecodingFailed")
         /// A validation interceptor rejected the status or content type.
         public static let validationFailed = Code("validationFailed")
         /// The retry policies asked for another attempt but the limit was reached;

@@ -15,6 +15,9 @@ public struct HTTPResponse: Hashable, Sendable, CustomStringConvertible {
     public var headerFields: HTTPFields
     /// The URL that produced the response, after any redirects.
     public var url: URL?
+    /// The HTTP version the response came over, when the transport reports it (the
+    /// AsyncHTTPClient transport does; URLSession on Linux does not), else `nil`.
+    public var version: HTTPVersion?
 
     /// Creates a response head.
     /// - Parameters:

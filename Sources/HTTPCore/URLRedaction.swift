@@ -48,6 +48,66 @@ public enum URLRedaction {
     ///   - secretNames: Query parameter names to hide, besides ``hiddenQueryNames``; any case.
     /// - Returns: The text to show.
     public static func display(_ url: URL, hiding secretNames: Set<String> = []) -> String {
+        display(url, hiding: secretNames, fingerprinting: false)
+    }
+
+    /// The URL as ``display(_:hiding:)`` shows it, each hidden query value written as a
+    /// ``fingerprint(of:)`` of itself: what a HAR file records, so that replay tells apart
+    /// two requests that differ only in a secret (`?token=page-1`, `?token=page-2`).
+    /// - Parameter url: The URL.
+    /// - Returns: The text to record.
+    package static func displayFingerprinted(_ url: URL) -> String {
+        display(url, hiding: [], fingerprinting: true)
+    }
+
+    /// The query (or fragment) `pairs` with each secret value replaced by `***~` and the 32
+    /// hex digits of a 128-bit stable hash of it: what HTTPCache keys a stored response by,
+    /// so that no secret reaches a cache file or an event, while two tokens still make two
+    /// keys.
+    /// - Parameter pairs: Percent-encoded `name=value` pairs.
+    /// - Returns: The pairs with secret values digested.
+    package static func digestingSecrets(in pairs: String) -> String {
+        redacted(pairs, hiddenQueryNames, hiding: .digest)
+    }
+
+    /// A secret that is not a query value (a URL's password), digested as
+    /// ``digestingSecrets(in:)`` digests values.
+    package static func digest(of value: some StringProtocol) -> String {
+        Hiding.digest.hide(value)
+    }
+
+    /// The text that stands for a hidden `value` in a recording: `***~` and four hex digits of
+    /// a stable hash of it. Sixteen bits tell apart the values of one recording (1 in 65,536
+    /// alike) and reveal no more of a secret than that. A value already hidden (`***`, or a
+    /// fingerprint) is kept as it is.
+    /// - Parameter value: The value, as it appears in the text.
+    /// - Returns: Its fingerprint.
+    package static func fingerprint(of value: some StringProtocol) -> String {
+        Hiding.fingerprint.hide(value)
+    }
+
+    /// What replaces a hidden value.
+    private static let marker = "***"
+
+    /// How a hidden value is written: `***`, a 16-bit fingerprint, or a 128-bit digest.
+    private enum Hiding {
+        case marker, fingerprint, digest
+
+        init(fingerprinting: Bool) { self = fingerprinting ? .fingerprint : .marker }
+
+        func hide(_ value: some StringProtocol) -> String {
+            switch self {
+            case .marker: return URLRedaction.marker
+            case .fingerprint, .digest:
+                if value == URLRedaction.marker || value.hasPrefix(URLRedaction.marker + "~") { return String(value) }
+                let text = String(value)
+                return URLRedaction.marker + "~"
+                    + (self == .fingerprint ? StableHash.shortHex(of: text) : StableHash.hex(of: text))
+            }
+        }
+    }
+
+    private static func display(_ url: URL, hiding secretNames: Set<String>, fingerprinting: Bool) -> String {
         let text = url.absoluteString
         guard url.password != nil || text.contains("?") || text.contains("#") else { return text }
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
@@ -56,10 +116,13 @@ public enum URLRedaction {
         if components.percentEncodedPassword != nil { components.percentEncodedPassword = "***" }
         let defaults = hiddenQueryNames
         let hidden = secretNames.isEmpty ? defaults : defaults.union(secretNames.map { $0.lowercased() })
-        if let query = components.percentEncodedQuery { components.percentEncodedQuery = redacted(query, hidden) }
+        if let query = components.percentEncodedQuery {
+            components.percentEncodedQuery = redacted(query, hidden, hiding: Hiding(fingerprinting: fingerprinting))
+        }
         // An OAuth implicit flow puts its token in the fragment, in the same form.
         if let fragment = components.percentEncodedFragment {
-            components.percentEncodedFragment = redacted(fragment, hidden)
+            components.percentEncodedFragment = redacted(
+                fragment, hidden, hiding: Hiding(fingerprinting: fingerprinting))
         }
         return components.string ?? "(a URL with secrets)"
     }
@@ -78,7 +141,23 @@ public enum URLRedaction {
     /// - Returns: The pairs with secret values hidden.
     public static func displayPairs(_ pairs: String, hiding secretNames: Set<String> = []) -> String {
         let defaults = hiddenQueryNames
-        return redacted(pairs, secretNames.isEmpty ? defaults : defaults.union(secretNames.map { $0.lowercased() }))
+        return redacted(
+            pairs, secretNames.isEmpty ? defaults : defaults.union(secretNames.map { $0.lowercased() }),
+            hiding: .marker)
+    }
+
+    /// A whole body as text (a form, or JSON), for a recording: the values of secret-named
+    /// pairs, or of secret-named JSON members at any depth (strings and numbers), replaced,
+    /// as ``fingerprint(of:)`` writes them when `fingerprinting`, else by `***`.
+    /// - Parameters:
+    ///   - text: The body's text.
+    ///   - json: Whether it is JSON (members), else `name=value` pairs.
+    ///   - fingerprinting: Whether a hidden value becomes its fingerprint.
+    /// - Returns: The text without its secrets.
+    package static func redactingBody(_ text: String, json: Bool, fingerprinting: Bool) -> String {
+        json
+            ? redactedMembers(text, hiddenQueryNames, fingerprinting: fingerprinting)
+            : redacted(text, hiddenQueryNames, hiding: Hiding(fingerprinting: fingerprinting))
     }
 
     /// The start of a body as text for a description or a log line, at most `limit` bytes,
@@ -96,9 +175,9 @@ public enum URLRedaction {
     public static func displayBody(_ body: Data, limit: Int = 200) -> String {
         let text = String(decoding: body.prefix(max(0, limit)), as: UTF8.self)
         let hidden = hiddenQueryNames
-        var shown = redactedMembers(text, hidden)
+        var shown = redactedMembers(text, hidden, fingerprinting: false)
         if let first = shown.first(where: { !$0.isWhitespace }), !"{[<".contains(first) {
-            shown = redacted(shown, hidden)
+            shown = redacted(shown, hidden, hiding: .marker)
         }
         return shown + (body.count > limit ? "…" : "")
     }
@@ -153,9 +232,10 @@ public enum URLRedaction {
         return result + rest
     }
 
-    /// `text` with the string values of secret-named JSON members replaced by `***`; a value
-    /// cut short by the end of the text is hidden too.
-    private static func redactedMembers(_ text: String, _ hidden: Set<String>) -> String {
+    /// `text` with the string and number values of secret-named JSON members replaced by
+    /// `***` (a number by the string `"***"`), or by their fingerprints; a value cut short by
+    /// the end of the text is hidden too.
+    private static func redactedMembers(_ text: String, _ hidden: Set<String>, fingerprinting: Bool) -> String {
         guard text.contains("\"") else { return text }
         let characters = Array(text)
         var result = ""
@@ -191,21 +271,39 @@ public enum URLRedaction {
             guard colon < characters.count, characters[colon] == ":", hidden.contains(name) else { continue }
             var value = colon + 1
             while value < characters.count, characters[value].isWhitespace { value += 1 }
-            guard value < characters.count, characters[value] == "\"" else { continue }
-            result += String(characters[index...value]) + "***"
+            guard value < characters.count else { continue }
+            if characters[value] == "-" || characters[value].isASCII && characters[value].isNumber {
+                var numberEnd = value
+                while numberEnd < characters.count, "0123456789+-.eE".contains(characters[numberEnd]) {
+                    numberEnd += 1
+                }
+                let number = String(characters[value..<numberEnd])
+                result += String(characters[index..<value]) + "\"" + (fingerprinting ? fingerprint(of: number) : marker)
+                result += "\""
+                index = numberEnd
+                continue
+            }
+            guard characters[value] == "\"" else { continue }
             let valueEnd = stringEnd(from: value + 1)
+            let string = String(characters[(value + 1)..<valueEnd])
+            result += String(characters[index...value]) + (fingerprinting ? fingerprint(of: string) : marker)
             if valueEnd < characters.count { result.append("\"") }
             index = valueEnd + 1
         }
         return result
     }
 
-    private static func redacted(_ pairs: String, _ hidden: Set<String>) -> String {
+    private static func redacted(_ pairs: String, _ hidden: Set<String>, hiding: Hiding) -> String {
         var result = ""
         func append(_ pair: Substring) {
             if let equals = pair.firstIndex(of: "=") {
                 let name = pair[..<equals].removingPercentEncoding?.lowercased() ?? pair[..<equals].lowercased()
-                result += hidden.contains(name) ? "\(pair[..<equals])=***" : String(pair)
+                guard hidden.contains(name) else {
+                    result += pair
+                    return
+                }
+                let value = pair[pair.index(after: equals)...]
+                result += "\(pair[..<equals])=" + hiding.hide(value)
             } else {
                 result += pair
             }

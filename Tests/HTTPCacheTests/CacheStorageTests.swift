@@ -132,3 +132,103 @@ struct CacheStorageTests {
         #expect(try storage.entries(for: new.key).count == 1)
     }
 }
+
+@Suite("CachingTransport: concurrent misses for one URL")
+struct ConcurrentMissTests {
+    @Test(
+        "sixteen concurrent misses leave one entry per variant, within variantLimit",
+        arguments: CacheStorageTests.Kind.allCases)
+    func concurrentMisses(_ kind: CacheStorageTests.Kind) async throws {
+        let (storage, directory) = try CacheStorageTests().makeStorage(kind)
+        defer { if let directory { try? FileManager.default.removeItem(at: directory) } }
+        let clock = ManualClock()
+        // Each answer varies on X-Variant; the misses all arrive before the first is stored.
+        let origin = ScriptedOrigin(delay: .milliseconds(200)) { _, number in
+            ScriptedOrigin.response(
+                .ok, ["Cache-Control": "max-age=60", "Vary": "X-Variant"], body: "answer \(number)", date: clock.now)
+        }
+        var configuration = CacheConfiguration()
+        configuration.clock = clock.cacheClock
+        configuration.variantLimit = 3
+        let client = Client(
+            baseURL: URL(string: "https://api.example.com")!,
+            transport: CachingTransport(wrapping: origin, storage: storage, configuration: configuration),
+            retry: .none)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<16 {
+                group.addTask {
+                    _ = try await client.send(.get("a").header("X-Variant", index < 12 ? "same" : "v\(index)"))
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(origin.count == 16)
+        let key = CacheKey(url: URL(string: "https://api.example.com/a")!, partition: "")
+        let stored = try storage.entries(for: key)
+        // One entry for the twelve alike, and the newest others up to three variants in all.
+        #expect(stored.count == 3)
+        #expect(Set(stored.map(\.varyValues)).count == 3)
+    }
+}
+
+@Suite("CacheStorage: the capacity bounds bodies in flight too")
+struct InFlightCapacityTests {
+    @Test(
+        "bodies written at once never hold more than the capacity; one that would is refused and not stored",
+        arguments: CacheStorageTests.Kind.allCases)
+    func boundedWhileArriving(_ kind: CacheStorageTests.Kind) throws {
+        let capacity: Int64 = (4 << 20) + 65_536  // four bodies of a MiB and their heads
+        let storage: any CacheStorage
+        let totals: () -> (cost: Int64, count: Int)
+        var directory: URL?
+        switch kind {
+        case .memory:
+            let memory = MemoryCacheStorage(capacity: capacity)
+            (storage, totals) = (memory, { (memory.totalCost, memory.count) })
+        case .disk:
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "heron-cache-\(UUID().uuidString)")
+            directory = folder
+            let disk = try DiskCacheStorage(directory: folder, capacity: capacity)
+            (storage, totals) = (disk, { (disk.totalCost, disk.count) })
+        }
+        defer { if let directory { try? FileManager.default.removeItem(at: directory) } }
+        let chunk = Data(count: 1 << 20)
+        let writers = try (0..<6).map { index in
+            try storage.makeWriter(for: CacheStorageTests().entry("https://api.example.com/\(index)"), replacing: [])
+        }
+        // Each body grows a MiB at a time, side by side: six of 1.5 MiB would be 9 MiB at once.
+        var refused = 0
+        var alive = Array(writers.indices)
+        for _ in 0..<2 {
+            for index in alive {
+                do {
+                    try writers[index].write(chunk.prefix(index.isMultiple(of: 2) ? 1 << 20 : 1 << 19))
+                } catch let error as ClientError {
+                    #expect(error.code == .cacheStorageFailed)
+                    refused += 1
+                    alive.removeAll { $0 == index }
+                }
+            }
+            if let directory {
+                // What the temporary files hold on disk stays within the capacity too.
+                let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+                let bytes = try names.reduce(Int64(0)) { total, name in
+                    let path = directory.appendingPathComponent(name).path
+                    return total + ((try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int64) ?? 0)
+                }
+                #expect(bytes <= capacity + 64 * 1024)  // headers of the files aside
+            }
+        }
+        #expect(refused > 0)
+        for index in alive { try writers[index].commit() }
+        #expect(totals().cost <= capacity)
+        #expect(totals().count == alive.count)
+        // Room is given back: a refused or committed body frees what it held.
+        let later = try storage.makeWriter(
+            for: CacheStorageTests().entry("https://api.example.com/later"), replacing: [])
+        try later.write(Data(count: 3 << 20))
+        try later.commit()
+        #expect(totals().cost <= capacity)
+    }
+}

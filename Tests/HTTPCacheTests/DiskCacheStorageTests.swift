@@ -56,6 +56,75 @@ struct DiskCacheStorageTests {
         #expect(try modes() == [0o600])
     }
 
+    @Test("entry files hold no secret of the URL: secret query values and a password are digested in the key")
+    func keyURIRedacted() async throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let clock = ManualClock()
+        let origin = ScriptedOrigin { request, _ in
+            ScriptedOrigin.response(
+                .ok, ["Cache-Control": "private, max-age=60"],
+                body: request.url.query?.contains("t0kenA") == true ? "first" : "second", date: clock.now)
+        }
+        let client = makeClient(origin, try DiskCacheStorage(directory: directory), clock: clock)
+        _ = try await client.send(.get("https://alice:pa55word@api.example.com/me?access_token=t0kenA&page=1"))
+        _ = try await client.send(.get("https://alice:pa55word@api.example.com/me?access_token=t0kenB&page=1"))
+        let files = try entryFiles(directory)
+        #expect(files.count == 2)  // two tokens, two entries
+        for name in files {
+            let text = String(decoding: try Data(contentsOf: directory.appendingPathComponent(name)), as: UTF8.self)
+            for secret in ["t0kenA", "t0kenB", "pa55word"] { #expect(!text.contains(secret), "\(secret) in \(name)") }
+            #expect(text.contains("page=1"))
+        }
+        // Each token still finds its own entry.
+        let again = try await client.send(.get("https://alice:pa55word@api.example.com/me?access_token=t0kenA&page=1"))
+        #expect(again.cacheOutcome == .hit)
+        #expect(String(decoding: again.body, as: UTF8.self) == "first")
+        let key = CacheKey(url: URL(string: "https://api.example.com/me?access_token=t0kenA&code=c0de")!, partition: "")
+        #expect(!key.uri.contains("t0kenA") && !key.uri.contains("c0de") && key.uri.contains("access_token=***~"))
+    }
+
+    @Test("a FIFO named like an entry neither blocks a lookup nor a new storage's index: it is never opened")
+    func fifoNamedLikeAnEntry() async throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let clock = ManualClock()
+        let origin = ScriptedOrigin { _, _ in
+            ScriptedOrigin.response(.ok, ["Cache-Control": "max-age=60"], body: "fresh", date: clock.now)
+        }
+        let storage = try DiskCacheStorage(directory: directory)
+        let client = makeClient(origin, storage, clock: clock)
+        _ = try await client.send(.get("a"))
+        let key = try #require(storage.withIndex { $0.byKey.keys.first })
+        let name = try #require(try entryFiles(directory).first)
+        let path = directory.appendingPathComponent(name).path
+        // The entry file becomes a FIFO: opening it for reading would wait for a writer.
+        try FileManager.default.removeItem(atPath: path)
+        #expect(mkfifo(path, 0o600) == 0)
+        /// Runs `work` off the test's task; a blocked open is released by opening the FIFO for
+        /// writing, and reported.
+        func finishes(_ what: String, _ work: @escaping @Sendable () -> Void) async throws {
+            let done = Locked(false)
+            Thread.detachNewThread {
+                work()
+                done.withLock { $0 = true }
+            }
+            for _ in 0..<250 where !done.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(20)) }
+            if !done.withLock({ $0 }) {
+                Issue.record("\(what) blocked on the FIFO")
+                let writer = open(path, O_WRONLY | O_NONBLOCK)
+                if writer >= 0 { close(writer) }
+            }
+        }
+        try await finishes("a lookup") { #expect(storage.entries(for: key).isEmpty) }
+        #expect(mkfifo(path, 0o600) == 0 || FileManager.default.fileExists(atPath: path))
+        try await finishes("a new storage's index") {
+            #expect((try? DiskCacheStorage(directory: directory))?.entries(for: key).isEmpty == true)
+        }
+        // The call misses and fetches again, in time.
+        #expect(try await client.send(.get("a")).body == Data("fresh".utf8))
+    }
+
     @Test("an entry survives the storage: a new storage on the directory serves it, head and body")
     func persistence() async throws {
         let directory = temporaryDirectory()

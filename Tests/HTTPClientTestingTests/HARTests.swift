@@ -201,15 +201,18 @@ struct HARTests {
             #expect(!text.contains(secret), "\(secret) is in the HAR file")
         }
         let entry = try #require(recorder.entries.first)
-        #expect(entry.request.url == "https://user:***@api.example.com/v1/items?access_token=***&page=2")
-        #expect(entry.request.queryString.map(\.value) == ["***", "2"])
+        let token = URLRedaction.fingerprint(of: "urlsecret")
+        #expect(token.hasPrefix("***~") && token.count == 8)
+        #expect(entry.request.url == "https://user:***@api.example.com/v1/items?access_token=\(token)&page=2")
+        #expect(entry.request.queryString.map(\.value) == [token, "2"])
         #expect(entry.request.cookies.map(\.name) == ["sid", "theme"])
         #expect(entry.request.cookies.map(\.value) == ["***", "***"])
         #expect(entry.response.cookies.map(\.name) == ["sid"])
         #expect(entry.request.headers.first { $0.name == "Authorization" }?.value == HARRecorder.redactionMarker)
         #expect(entry.response.content.text == #"{"ok":true}"#)
 
-        // The replay compares redacted URLs: the request with the real token matches.
+        // The replay compares redacted URLs: a request with another token (a rotated one)
+        // matches when no entry was recorded with its own.
         let replay = try HARReplayTransport(data: try recorder.harData())
         let replaying = Client(baseURL: URL(string: "https://user:passwordsecret@api.example.com")!, transport: replay)
         let again = try await replaying.send(.get("v1/items?access_token=anothertoken&page=2"))
@@ -344,7 +347,151 @@ struct HARTests {
             HARReplayTransport.normalized("HTTPS://Example.COM:443?b=2&a=1#top") == "https://example.com/?b=2&a=1")
         #expect(
             HARReplayTransport.normalized("http://example.com:8080/x?token=abc")
+                == "http://example.com:8080/x?token=\(URLRedaction.fingerprint(of: "abc"))")
+        #expect(
+            HARReplayTransport.normalized("http://example.com:8080/x?token=abc", fingerprinting: false)
                 == "http://example.com:8080/x?token=***")
+        // A value already hidden is kept: a recorded URL normalises to itself.
+        let recorded = "https://example.com/x?token=" + URLRedaction.fingerprint(of: "abc")
+        #expect(HARReplayTransport.normalized(recorded) == recorded)
+    }
+}
+
+@Suite("HAR: secrets in JSON bodies, API keys, the file's mode, replay of redacted values")
+struct HARSecondRoundTests {
+    private static func temporaryFile(_ name: String) -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("heron-\(UUID().uuidString)-\(name)")
+    }
+
+    @Test("JSON request and response bodies lose their secret members, at any depth, strings and numbers")
+    func jsonBodies() async throws {
+        let tokens =
+            #"{"access_token":"acc3ss","token_type":"Bearer","refresh_token":"r3fresh","#
+            + #""nested":{"id_token":"1dt0ken"},"expires_in":3600,"code":918273}"#
+        let stub = StubTransport(
+            fallback: .status(
+                .ok, headerFields: [try HTTPField(name: .contentType, value: "application/json; charset=utf-8")],
+                body: Data(tokens.utf8)))
+        let recorder = HARRecorder(wrapping: stub)
+        let client = Client(transport: recorder, retry: .none)
+        let response = try await client.send(
+            .post("https://auth.example/login").body(
+                HTTPBody(#"{"user":"alice","password":"hunter2","client_secret":"cl1ent"}"#),
+                contentType: .json))
+        // The caller gets the body as sent by the server: only the file is redacted.
+        #expect(String(decoding: response.body, as: UTF8.self) == tokens)
+        let text = String(decoding: try recorder.harData(), as: UTF8.self)
+        for secret in ["hunter2", "cl1ent", "acc3ss", "r3fresh", "1dt0ken", "918273"] {
+            #expect(!text.contains(secret), "\(secret) is in the HAR file")
+        }
+        let entry = try #require(recorder.entries.first)
+        let sent = try #require(entry.request.postData?.text)
+        #expect(sent.contains(#""user":"alice""#))
+        #expect(sent.contains(#""password":"\#(URLRedaction.fingerprint(of: "hunter2"))""#))
+        let kept = try #require(entry.response.content.text)
+        #expect(kept.contains(#""token_type":"Bearer""#) && kept.contains(#""expires_in":3600"#))
+        // Still JSON: a number's place holds a string.
+        #expect((try? JSONSerialization.jsonObject(with: Data(kept.utf8))) != nil)
+    }
+
+    @Test("the protocol version the transport reports is recorded, and replayed; unknown is left empty")
+    func protocolVersion() async throws {
+        var head = HTTPResponse(status: .ok)
+        head.version = .http2
+        let recorder = HARRecorder(wrapping: StubTransport(fallback: .response(head)))
+        _ = try await Client(transport: recorder).send(.get("https://api.example/h2"))
+        let entry = try #require(recorder.entries.first)
+        #expect(entry.response.httpVersion == "HTTP/2")
+        #expect(entry.request.httpVersion == "HTTP/2")
+        let replayed = try await Client(transport: try HARReplayTransport(data: try recorder.harData())).send(
+            .get("https://api.example/h2"))
+        #expect(replayed.head.version == .http2)
+        let unknown = HARRecorder(wrapping: StubTransport(fallback: .status(.ok)))
+        _ = try await Client(transport: unknown).send(.get("https://api.example/x"))
+        #expect(try #require(unknown.entries.first).response.httpVersion == "")
+        #expect(HARReplayTransport.version("h2") == .http2)
+        #expect(HARReplayTransport.version("http/2.0") == .http2)
+        #expect(HARReplayTransport.version("HTTP/1.0") == .http1_0)
+        #expect(HARReplayTransport.version("") == nil)
+        #expect(HTTPVersion.http1_1.description == "HTTP/1.1" && HTTPVersion.http3.description == "HTTP/3")
+    }
+
+    @Test("API-key fields are redacted by default: X-Api-Key, Api-Key, X-Auth-Token")
+    func apiKeyFields() async throws {
+        let recorder = HARRecorder(wrapping: StubTransport(fallback: .status(.ok)))
+        _ = try await Client(transport: recorder).send(
+            .get("https://api.example/me").header("X-Api-Key", "k1").header("Api-Key", "k2")
+                .header("X-Auth-Token", "k3"))
+        let headers = try #require(recorder.entries.first).request.headers
+        for name in ["X-Api-Key", "Api-Key", "X-Auth-Token"] {
+            #expect(headers.first { $0.name == name }?.value == HARRecorder.redactionMarker, "\(name)")
+        }
+    }
+
+    @Test("the file is created 0600 even where the umask lets others read, and replaces an older file")
+    func fileMode() async throws {
+        let recorder = HARRecorder(wrapping: StubTransport(fallback: .status(.ok)))
+        _ = try await Client(transport: recorder).send(.get("https://api.example/me"))
+        let directory = Self.temporaryFile("har")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("session.har")
+        try Data("old".utf8).write(to: file)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
+        try recorder.write(to: file)
+        let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        #expect(try HARLog(data: Data(contentsOf: file)).entries.count == 1)
+        // Nothing else is left in the directory (no temporary file).
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["session.har"])
+        // A directory that cannot be written: a typed error naming the path, nothing left.
+        let missing = directory.appendingPathComponent("absent/session.har")
+        let error = #expect(throws: ClientError.self) { try recorder.write(to: missing) }
+        #expect(error?.code == .fileWriteFailed)
+        #expect(error?.message.contains("absent") == true)
+    }
+
+    @Test("two requests differing only in a secret query value get their own answers, in any order")
+    func secretValuesToldApart() async throws {
+        let stub = StubTransport()
+        stub.enqueue(.status(.ok, body: Data("first page".utf8)), .status(.ok, body: Data("second page".utf8)))
+        let recorder = HARRecorder(wrapping: stub)
+        let client = Client(transport: recorder, retry: .none)
+        _ = try await client.send(.get("https://api.example/items?token=page-1"))
+        _ = try await client.send(.get("https://api.example/items?token=page-2"))
+        let text = String(decoding: try recorder.harData(), as: UTF8.self)
+        #expect(!text.contains("page-1") && !text.contains("page-2"))
+        let replaying = Client(transport: try HARReplayTransport(data: try recorder.harData()), retry: .none)
+        // Asked in the other order than recorded: each still gets its own page.
+        let second = try await replaying.send(.get("https://api.example/items?token=page-2"))
+        let first = try await replaying.send(.get("https://api.example/items?token=page-1"))
+        #expect(String(decoding: second.body, as: UTF8.self) == "second page")
+        #expect(String(decoding: first.body, as: UTF8.self) == "first page")
+    }
+
+    @Test("with matchingBody, a login body replays by its password's fingerprint; another password still matches")
+    func redactedBodiesMatch() async throws {
+        let stub = StubTransport()
+        stub.enqueue(.status(.ok, body: Data("alice".utf8)), .status(.forbidden, body: Data("wrong".utf8)))
+        let recorder = HARRecorder(wrapping: stub)
+        let client = Client(transport: recorder, retry: .none)
+        for password in ["right", "wrong"] {
+            _ = try await client.send(
+                .post("https://api.example/login").body(
+                    HTTPBody("user=alice&password=\(password)"), contentType: .formURLEncoded))
+        }
+        let replay = try HARReplayTransport(data: try recorder.harData(), matchingBody: true)
+        let replaying = Client(transport: replay, retry: .none)
+        func login(_ password: String) async throws -> String {
+            let response = try await replaying.send(
+                .post("https://api.example/login").body(
+                    HTTPBody("user=alice&password=\(password)"), contentType: .formURLEncoded))
+            return String(decoding: response.body, as: UTF8.self)
+        }
+        #expect(try await login("wrong") == "wrong")
+        #expect(try await login("right") == "alice")
+        // A password never recorded matches by the redacted form (both served: the last again).
+        #expect(try await login("other") == "wrong")
     }
 }
 

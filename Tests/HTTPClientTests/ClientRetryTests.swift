@@ -110,6 +110,28 @@ struct ClientRetryTests {
         #expect(stub.recordedRequests.map(\.body) == [Data("payload".utf8)])
     }
 
+    @Test("with lastOutcome, a one-shot body answered by a retried status ends with that response")
+    func oneShotLastOutcomeReturnsResponse() async throws {
+        // Generated OpenAPI code sees a documented 500 or an undocumented 503 (issue 29, item 20).
+        let stub = StubTransport(fallback: .status(.serviceUnavailable, body: Data("busy".utf8)))
+        let client = Fixtures.client(stub, retry: RetryStack([.status(), .attempts(max: 3)]).endingWithLastOutcome())
+        let response = try await client.send(
+            Fixtures.request("x", method: .put, body: Fixtures.oneShotBody("payload")))
+        #expect(response.status == .serviceUnavailable)
+        #expect(response.body == Data("busy".utf8))
+        #expect(stub.recordedRequests.map(\.body) == [Data("payload".utf8)])
+        // A failure the stack would retry ends with the attempt's own error.
+        let failing = StubTransport(fallback: .failure(ClientError(.connectionLost, "reset by peer")))
+        let failingClient = Fixtures.client(
+            failing, retry: RetryStack([.transportErrors(max: 2)]).endingWithLastOutcome())
+        let error = await #expect(throws: ClientError.self) {
+            _ = try await failingClient.send(
+                Fixtures.request("x", method: .put, body: Fixtures.oneShotBody("payload")))
+        }
+        #expect(error?.code == .connectionLost)
+        #expect(failing.requests.count == 1)
+    }
+
     @Test("a replayable body is sent again intact on retry")
     func replayableResent() async throws {
         let stub = StubTransport()

@@ -183,3 +183,24 @@ struct ClientBodyFormTests {
         #expect(error?.code == .responseTooLarge)
     }
 }
+
+@Suite("Hop-by-hop fields")
+struct HopByHopFieldTests {
+    @Test("Connection, the fields it names, Keep-Alive, Proxy-Connection and Upgrade never reach a transport")
+    func dropped() async throws {
+        let stub = StubTransport(fallback: .status(.ok))
+        let client = Client(baseURL: URL(string: "https://api.example.com")!, transport: stub)
+        _ = try await client.send(
+            .get("x").header(.connection, "X-Hop, close").header("X-Hop", "1").header("Keep-Alive", "timeout=5")
+                .header("Proxy-Connection", "keep-alive").header("Upgrade", "h2c").header("X-Kept", "yes"))
+        let sent = try #require(stub.requests.first).headerFields.map(\.name.canonicalName)
+        #expect(sent.contains("x-kept"))
+        for name in ["connection", "x-hop", "keep-alive", "proxy-connection", "upgrade"] {
+            #expect(!sent.contains(name), "\(name) was sent")
+        }
+        // A request without them is passed on as it is.
+        _ = try await client.send(.get("y").header("X-Kept", "yes").header("X-Other", "1"))
+        let plain = try #require(stub.requests.last).headerFields.map(\.name.canonicalName)
+        #expect(plain.contains("x-kept") && plain.contains("x-other"))
+    }
+}

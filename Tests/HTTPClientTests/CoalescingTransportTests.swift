@@ -42,6 +42,41 @@ struct CoalescingTransportTests {
         #expect(stub.requests.count == 5)
     }
 
+    @Test("read-your-writes: a GET after the caller's own completed PUT does not join a GET begun before it")
+    func writeCutsOffJoining() async throws {
+        let stub = StubTransport()
+        // In order of arrival: the slow GET begun before the write, the PUT, the GET after it.
+        stub.enqueue(
+            .status(.ok, body: Data("before the write".utf8), delay: .milliseconds(600)),
+            .status(.noContent), .status(.ok, body: Data("after the write".utf8)))
+        let client = Client(
+            baseURL: URL(string: "https://api.example.com")!, transport: CoalescingTransport(wrapping: stub),
+            retry: .none)
+        async let early = client.send(.get("profile"))
+        for _ in 0..<200 where stub.requests.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+        _ = try await client.send(.put("profile").body(HTTPBody("new name")))
+        let late = try await client.send(.get("profile"))
+        #expect(String(decoding: late.body, as: UTF8.self) == "after the write")
+        #expect(String(decoding: try await early.body, as: UTF8.self) == "before the write")
+        #expect(stub.requests.map(\.method) == [.get, .put, .get])
+    }
+
+    @Test("the URLs a write changes: its target and the same-origin Location and Content-Location")
+    func urlsAWriteChanges() throws {
+        let request = HTTPRequest(method: .post, url: URL(string: "https://api.example.com/items")!)
+        let answer = HTTPResponse(
+            status: .created,
+            headerFields: [
+                try HTTPField(name: .location, value: "/items/7"),
+                try HTTPField(name: "Content-Location", value: "https://other.example/items/7"),
+            ])
+        #expect(
+            request.urlsChanged(answeredBy: answer).map(\.absoluteString) == [
+                "https://api.example.com/items", "https://api.example.com/items/7",
+            ])
+        #expect(request.urlsChanged(answeredBy: nil).map(\.absoluteString) == ["https://api.example.com/items"])
+    }
+
     @Test("every caller gets the shared error")
     func sharedError() async throws {
         let stub = StubTransport(

@@ -32,18 +32,6 @@ struct SoakTests {
         let lines = Locked(0)
     }
 
-    static func environment(_ name: String, _ fallback: Int) -> Int {
-        ProcessInfo.processInfo.environment[name].flatMap { Int($0) } ?? fallback
-    }
-
-    static func residentBytes() -> Int {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-            let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
-        else { return 0 }
-        return kilobytes * 1024
-    }
-
     static func openDescriptors() -> Int {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
     }
@@ -58,8 +46,8 @@ struct SoakTests {
         "mixed calls (small, 1 MiB, errors, cancels, downloads, retries, hostile heads, resets, quiet streams) end as expected and leave nothing behind"
     )
     func soak() async throws {
-        let calls = Self.environment("HERON_SOAK_CALLS", 1_000)
-        let concurrency = Self.environment("HERON_SOAK_CONCURRENCY", 16)
+        let calls = SoakSettings.environment("HERON_SOAK_CALLS", 1_000)
+        let concurrency = SoakSettings.environment("HERON_SOAK_CONCURRENCY", 16)
         let strict = ProcessInfo.processInfo.environment["HERON_SOAK_STRICT"] != nil
         // HERON_SOAK_KINDS=small,large narrows the mix, to find which kind of call grows memory.
         let kinds =
@@ -207,7 +195,7 @@ struct SoakTests {
                 for await failure in group {
                     done += 1
                     if let failure, failures.count < 20 { failures.append(failure) }
-                    if done == calls / 10 { residentAfterTenth = Self.residentBytes() }
+                    if done == calls / 10 { residentAfterTenth = SoakSettings.residentBytes() }
                     if next < calls {
                         let index = next
                         group.addTask { await run(index) }
@@ -215,7 +203,7 @@ struct SoakTests {
                     }
                 }
             }
-            residentAtEnd = Self.residentBytes()
+            residentAtEnd = SoakSettings.residentBytes()
         }
         // Let the session's connections and finished transfers close.
         try await Task.sleep(for: .seconds(2))

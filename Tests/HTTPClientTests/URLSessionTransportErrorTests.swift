@@ -156,6 +156,27 @@ struct NotHTTPReplyTests {
     }
 }
 
+@Suite("A body in a coding the transport cannot decode")
+struct UndecodableBodyTests {
+    @Test("Content-Encoding: snappy is contentDecodingFailed naming the coding, with the head, tried once")
+    func unknownCoding() async throws {
+        let client = Client(baseURL: try TestServers.faultServer())
+        let error = await #expect(throws: ClientError.self) { _ = try await client.send(.get("encoded?coding=snappy")) }
+        #expect(error?.code == .contentDecodingFailed)
+        #expect(error?.message.contains("snappy") == true)
+        #expect(error?.response?.status == .ok)
+        #expect(error?.attempts.count == 1)
+    }
+
+    @Test("a body labelled gzip that is not gzip is contentDecodingFailed too")
+    func corruptGzip() async throws {
+        let client = Client(baseURL: try TestServers.faultServer())
+        let error = await #expect(throws: ClientError.self) { _ = try await client.send(.get("encoded?coding=gzip")) }
+        #expect(error?.code == .contentDecodingFailed)
+        #expect(error?.message.contains("gzip") == true)
+    }
+}
+
 @Suite("A request head the platform will not send")
 struct RequestHeadRejectedTests {
     @Test("header fields past libcurl's 1 MiB are requestHeadRejected, tried once, and nothing reaches the server")

@@ -43,6 +43,17 @@ struct SourceExampleTests {
         #expect(printed == ["true 100000"])
     }
 
+    @Test("HTTPVersion")
+    func httpVersion() {
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let version = HTTPVersion.http2
+        print(version, HTTPVersion(major: 1, minor: 1) == .http1_1)  // HTTP/2 true
+
+        #expect(printed == ["HTTP/2 true"])
+    }
+
     @Test("HTTPMethod")
     func httpMethod() throws {
         var printed: [String] = []

@@ -45,6 +45,15 @@ Endpoints
                               `Authorization: Bearer fresh-...`, else 401 with
                               `WWW-Authenticate: Bearer realm="heron"`.
   /bytes?n=N                  N bytes with Content-Length; byte i is i % 256.
+  /cacheable?vary=N&bytes=B   200 with `Cache-Control: max-age=600`, B bytes (default 1024)
+                              and, with N > 0, a `Vary` naming N distinct fields (`0`, `1`, ...
+                              in base 36: 25,000 names make 98 KB, under libcurl's 100 KiB
+                              field limit): a response a cache stores, or a hostile one.
+  /gzip-bomb?mib=N            N MiB of zero bytes (at most 256), gzip-encoded (about 1,000
+                              times smaller), with `Content-Encoding: gzip` and Content-Length.
+  /encoded?coding=C&n=N       N bytes (default 64) as /bytes sends them, labelled
+                              `Content-Encoding: C` (a coding no client decodes, such as
+                              `snappy`): the bytes are not encoded at all.
   /not-http                   answers with bytes that are not an HTTP response at all, then closes.
   /huge-head?fields=N&field_bytes=M
                               200 whose head carries N extra fields `X-Hostile-i: v` and one
@@ -93,6 +102,7 @@ import tempfile
 import threading
 import time
 import urllib.parse
+import zlib
 
 # Bytes moved per read or write when streaming bodies.
 IO_CHUNK = 1 << 20
@@ -206,6 +216,15 @@ class Query:
 
 ANY_METHOD = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 BODY_METHODS = ("POST", "PUT", "PATCH")
+
+
+def base36(number):
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    text = digits[number % 36]
+    while number >= 36:
+        number //= 36
+        text = digits[number % 36] + text
+    return text
 
 
 class FaultHandler(http.server.BaseHTTPRequestHandler):
@@ -470,6 +489,43 @@ class FaultHandler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self._write_pattern(count)
 
+    def cacheable(self, query):
+        names = query.integer("vary", 0, high=30_000)
+        count = query.integer("bytes", 1024, high=64 << 20)
+        self._discard_body()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Cache-Control", "max-age=600")
+        if names:
+            self.send_header("Vary", ",".join(base36(i) for i in range(names)))
+        self.send_header("Content-Length", str(count))
+        self.end_headers()
+        self._write_pattern(count)
+
+    def gzip_bomb(self, query):
+        mib = query.integer("mib", 64, low=1, high=256)
+        body = self.server.gzip_zeros(mib)
+        self._discard_body()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def encoded(self, query):
+        coding = query.text("coding")
+        if not coding or not all(c.isalnum() or c in "-._" for c in coding):
+            raise BadRequest("query parameter 'coding' must be a token")
+        count = query.integer("n", 64, high=1 << 20)
+        self._discard_body()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Content-Encoding", coding)
+        self.send_header("Content-Length", str(count))
+        self.end_headers()
+        self._write_pattern(count)
+
     def not_http(self, query):
         self._discard_body()
         self.wfile.write(b"SSH-2.0-OpenSSH_9.2 this is not HTTP\r\n\r\n")
@@ -625,6 +681,9 @@ ROUTES = {
     "/redirect": (FaultHandler.redirect, ANY_METHOD),
     "/token-protected": (FaultHandler.token_protected, ANY_METHOD),
     "/bytes": (FaultHandler.bytes_pattern, ANY_METHOD),
+    "/encoded": (FaultHandler.encoded, ANY_METHOD),
+    "/gzip-bomb": (FaultHandler.gzip_bomb, ANY_METHOD),
+    "/cacheable": (FaultHandler.cacheable, ANY_METHOD),
     "/content": (FaultHandler.content, ANY_METHOD),
     "/not-http": (FaultHandler.not_http, ANY_METHOD),
     "/huge-head": (FaultHandler.huge_head, ANY_METHOD),
@@ -649,6 +708,7 @@ class FaultServer(http.server.ThreadingHTTPServer):
         self.in_flight = InFlight()
         self._replay_lock = threading.Lock()
         self._replay_files = {}
+        self._gzip_zeros = {}
 
     def replay_cases(self, path):
         """The cases of a replay file, read once per path and modification time."""
@@ -660,6 +720,17 @@ class FaultServer(http.server.ThreadingHTTPServer):
                     cached = (stamp, json.load(handle))
                 self._replay_files[path] = cached
             return cached[1]
+
+    def gzip_zeros(self, mib):
+        """`mib` MiB of zero bytes, gzip-encoded, made once per size."""
+        with self._replay_lock:
+            cached = self._gzip_zeros.get(mib)
+            if cached is None:
+                compressor = zlib.compressobj(9, zlib.DEFLATED, 31)  # 31: a gzip wrapper
+                zeros = bytes(1 << 20)
+                cached = b"".join(compressor.compress(zeros) for _ in range(mib)) + compressor.flush()
+                self._gzip_zeros[mib] = cached
+            return cached
 
     def handle_error(self, request, client_address):
         # A client that goes away mid-answer (cancellation, timeout tests) is expected.

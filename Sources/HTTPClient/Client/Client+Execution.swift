@@ -148,14 +148,14 @@ extension Client {
                 return min(attemptTimeout ?? remaining, remaining)
             }
             var timeout = try stepTimeout("before attempt \(attempt)")
-            let prepared: HTTPRequest
+            var preparing: HTTPRequest
             if interceptors.isEmpty {
                 // The context's request stays the base request it was made with.
-                prepared = base
+                preparing = base
             } else {
                 context.request = base
                 do {
-                    prepared = try await prepare(
+                    preparing = try await prepare(
                         base, interceptors: interceptors, context: &context, timeout: timeout, inline: inline)
                 } catch let error as ClientError where error.code == .timedOut {
                     guard let deadline, ContinuousClock.now >= deadline else { throw error }
@@ -163,8 +163,11 @@ extension Client {
                         deadline, "while the interceptors prepared attempt \(attempt)", record: record, request: base,
                         underlying: error)
                 }
-                context.request = prepared
+                context.request = preparing
             }
+            // The connection's own fields are the transport's business, whoever set them.
+            preparing.dropHopByHopFields()
+            let prepared = preparing
             // One clock read for the events before the send, the attempt's start and its deadline.
             let attemptStart = ContinuousClock.now
             events.record(.prepared(prepared, attempt: attempt), at: attemptStart)
@@ -283,7 +286,9 @@ extension Client {
             switch action {
             case .finish:
                 return try lastOutcome()
-            case .giveUp where retry.whenExhausted == .lastOutcome:
+            case .giveUp where retry.whenExhausted == .lastOutcome,
+                .bodyNotReplayable where retry.whenExhausted == .lastOutcome:
+                // A retry the body cannot make ends the call as an exhausted limit does.
                 return try lastOutcome()
             case .retry(let wait):
                 if let deadline, ContinuousClock.now + wait >= deadline {

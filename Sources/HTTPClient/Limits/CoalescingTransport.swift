@@ -13,6 +13,12 @@ import HTTPCore
 /// its caller holds; the body is held in memory up to the callers' buffering limit and each
 /// caller gets it whole. Everything else goes straight through.
 ///
+/// Read-your-writes: once an unsafe request (`POST`, `PUT`, `PATCH`, `DELETE`, …) sent through
+/// this transport ends, with an answer or an error, no later `GET` joins a request for its
+/// target URI (or the same-origin `Location` and `Content-Location` of its answer, as
+/// RFC 9111 §4.4 invalidates) that began before: the later one goes out on its own, so a caller
+/// never reads an answer older than its own completed write. Callers already waiting keep theirs.
+///
 /// A caller that cancels leaves the others waiting; when the last one cancels, the request is
 /// cancelled. Each caller's timeout holds for that caller alone: the shared request itself
 /// runs without a deadline for as long as one caller still waits.
@@ -64,6 +70,19 @@ public final class CoalescingTransport: ClientTransport {
     /// - Throws: The shared request's error, `CancellationError` when this caller was
     ///   cancelled, or whatever the wrapped transport throws.
     public func send(_ request: HTTPRequest, options: TransportOptions) async throws -> TransportResponse {
+        if !request.method.isSafe {
+            // A write: once it ended, requests for what it changed that began before it are
+            // joined by no one.
+            let response: TransportResponse
+            do {
+                response = try await base.send(request, options: options)
+            } catch {
+                cutOff(request.urlsChanged(answeredBy: nil))
+                throw error
+            }
+            cutOff(request.urlsChanged(answeredBy: response.head))
+            return response
+        }
         guard request.method == .get, request.body == nil, options.awaitsWholeBody,
             !Self.conditionalFields.contains(where: request.headerFields.contains)
         else {
@@ -91,6 +110,14 @@ public final class CoalescingTransport: ClientTransport {
         }
         return TransportResponse(
             head: shared.head, body: shared.body.map { HTTPBody($0) }, bytesSent: shared.bytesSent)
+    }
+
+    /// Takes the requests in flight for `targets` out of the table: later callers start anew.
+    private func cutOff(_ urls: [URL]) {
+        let targets = Set(urls.map(\.absoluteString))
+        flights.withLock { table in
+            table = table.filter { !targets.contains($0.value.target) }
+        }
     }
 
     /// The method, URL, buffering limit and fields (but the ignored ones) of `request`.
@@ -126,6 +153,8 @@ package final class Flight: Sendable {
     private let state = Locked(State())
     private let base: any ClientTransport
     private let request: HTTPRequest
+    /// The request's URL as text: what an unsafe request to it cuts off.
+    package var target: String { request.url.absoluteString }
     private let options: TransportOptions
     private let ended: @Sendable (Flight) -> Void
 

@@ -13,7 +13,8 @@ import HTTPCore
 ///   the caller opts it in (``RequestOptions/retriesNonIdempotent``).
 /// - A request whose body is a one-shot stream is never sent twice: when a retry is
 ///   wanted the stack answers ``RetryAction/bodyNotReplayable``, and the client fails
-///   with ``ClientError/Code/bodyNotReplayable`` carrying the response or the error.
+///   with ``ClientError/Code/bodyNotReplayable`` carrying the response or the error (with
+///   ``Exhaustion/lastOutcome``, the call ends with that response or error instead).
 ///
 /// ```swift
 /// let client = Client(
@@ -36,7 +37,8 @@ public struct RetryStack: Sendable, ExpressibleByArrayLiteral, CustomStringConve
         /// response (its head and buffered body) or the last error, and every attempt.
         case fail
         /// The call ends as if no retry had been wanted: it returns the last response (a `503`
-        /// after the allowed retries, say), or throws the last attempt's own error. Alamofire
+        /// after the allowed retries, say, or the first `503` to a request whose one-shot body
+        /// cannot be sent again), or throws the last attempt's own error. Alamofire
         /// ends the same way once its retry limit is reached; generated OpenAPI code needs it
         /// to see a status its document describes. ``ClientMetrics/attempts`` still lists
         /// every attempt.
@@ -275,6 +277,8 @@ public enum RetryAction: Sendable, Hashable {
     /// or end with the last outcome when the stack's ``RetryStack/whenExhausted`` says so.
     case giveUp(reason: String)
     /// A retry was wanted but the body is a one-shot stream: fail with
-    /// ``ClientError/Code/bodyNotReplayable``.
+    /// ``ClientError/Code/bodyNotReplayable``, or end with the last outcome (the response, or
+    /// the attempt's own error) when the stack's ``RetryStack/whenExhausted`` is
+    /// ``RetryStack/Exhaustion/lastOutcome``.
     case bodyNotReplayable
 }

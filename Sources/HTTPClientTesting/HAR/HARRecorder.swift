@@ -16,15 +16,27 @@ import HTTPCore
 ///   that is not kept at all (no truncated text): its `content` has its size, no `text`,
 ///   and a `comment` saying why. A body the caller never reads to its end is noted so.
 ///
-/// Secrets stay out of the file: the values of `Authorization`, `Proxy-Authorization`,
-/// `Cookie`, `Set-Cookie` and the fields named in `redacting` become
-/// ``redactionMarker`` (the cookie lists keep names only), and URLs are written as
-/// `URLRedaction` shows them, with their password and secret query values hidden. The
-/// replaying transport compares URLs redacted the same way.
+/// Secrets stay out of the file:
+/// - the values of ``credentialFields`` (`Authorization`, `Proxy-Authorization`, `Cookie`,
+///   `Set-Cookie`, and the API-key fields `X-Api-Key`, `Api-Key`, `X-Auth-Token`) and of the
+///   fields named in `redacting` become ``redactionMarker`` (the cookie lists keep names only);
+/// - URLs are written as `URLRedaction` shows them, with their password hidden and each
+///   secret query value (`access_token`, `code`, `password`, …, see
+///   `URLRedaction.secretQueryNames`) written as `***~` and four hex digits of a hash of it;
+/// - in JSON bodies (a media type `…/json` or `…+json`) and form bodies, both ways, the values
+///   of members and pairs with those secret names (`password`, `access_token`,
+///   `refresh_token`, `id_token`, `client_secret`, …) are written the same way, at any depth.
+///
+/// The hash's 16 bits let ``HARReplayTransport`` tell apart two requests that differ only in
+/// a secret (`?token=page-1` and `?token=page-2`) while revealing no more of the secret than
+/// that; replay compares URLs and bodies redacted the same way. The file is created readable
+/// by its owner only (`0600`), never briefly readable by others.
 ///
 /// An exchange that fails before its response head arrives is not recorded. Timings hold
-/// `wait` (until the head) and `receive` (until the body ended); `send` is 0, and the
-/// protocol version is written as `HTTP/1.1`, as transports report neither.
+/// `wait` (until the head) and `receive` (until the body ended); `send` is 0, as transports
+/// do not report it. The protocol version is the response's `version` (`HTTP/2`, say), which
+/// the AsyncHTTPClient transport reports; it is empty when the transport does not tell
+/// (URLSession on Linux), rather than a guess.
 ///
 /// ```swift
 /// let recorder = HARRecorder(wrapping: URLSessionTransport(), redacting: [try HTTPFieldName("X-Api-Key")])
@@ -39,9 +51,12 @@ public final class HARRecorder: ClientTransport {
     public static let redactionMarker = "***"
 
     /// The fields whose values are always redacted: `Authorization`, `Proxy-Authorization`,
-    /// `Cookie` and `Set-Cookie`.
+    /// `Cookie`, `Set-Cookie`, and the API-key fields `X-Api-Key`, `Api-Key` and `X-Auth-Token`.
     public static let credentialFields: Set<HTTPFieldName> = [
         .authorization, .proxyAuthorization, .cookie, .setCookie,
+        // swift-format-ignore: NeverUseForceTry
+        // Valid tokens, spelled here.
+        try! HTTPFieldName("X-Api-Key"), try! HTTPFieldName("Api-Key"), try! HTTPFieldName("X-Auth-Token"),
     ]
 
     /// The transport that sends the requests.
@@ -85,13 +100,21 @@ public final class HARRecorder: ClientTransport {
     public func harData() throws -> Data { try log.fileData() }
 
     /// Writes the HAR file of the exchanges recorded so far to `url`, through a temporary
-    /// file renamed into place, so a reader never sees half a file.
+    /// file renamed into place, so a reader never sees half a file. Bodies may be in it: the
+    /// temporary file is created `0600` (readable by its owner only), so the file never is
+    /// readable by others, not even while it is written.
     /// - Parameter url: A `file:` URL; an existing file is replaced.
-    /// - Throws: `EncodingError`, or the file system's error when it cannot be written.
+    /// - Throws: `EncodingError`; `ClientError.Code.fileWriteFailed` naming the path when it
+    ///   cannot be written (nothing is left behind).
     public func write(to url: URL) throws {
-        try harData().write(to: url, options: .atomic)
-        // Bodies may be in it: readable by its owner only.
-        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)
+        let data = try harData()
+        let file = try PartialFile<ClientError>(destination: url, mode: 0o600) { problem in
+            ClientError(
+                .fileWriteFailed, "the HAR file \(problem.path): \(problem.reason)",
+                underlying: problem.underlyingError)
+        }
+        try file.write(data)
+        _ = try file.commit()
     }
 
     /// Sends `request` with the wrapped transport and records the exchange.
@@ -108,10 +131,12 @@ public final class HARRecorder: ClientTransport {
         let response = try await transport.send(request, options: options)
         let headArrived = clock.now
         let wait = Self.milliseconds(start.duration(to: headArrived))
-        let entry = HARLog.Entry(
+        var entry = HARLog.Entry(
             startedDateTime: started.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)),
             time: wait, request: harRequest, response: record(response.head, answering: request),
             timings: HARLog.Timings(send: 0, wait: wait, receive: 0))
+        // The request went over the connection the response came back on.
+        entry.request.httpVersion = entry.response.httpVersion
         let index = recorded.withLock {
             $0.append(entry)
             return $0.count - 1
@@ -141,7 +166,8 @@ public final class HARRecorder: ClientTransport {
             var content = HARLog.Content(size: size, mimeType: mimeType, comment: note)
             if let kept {
                 if let text = String(data: kept, encoding: .utf8) {
-                    content.text = text
+                    // A token response's `access_token`, `refresh_token` and `id_token` stay out.
+                    content.text = Self.redactedBody(text, mimeType: mimeType)
                 } else {
                     content.text = kept.base64EncodedString()
                     content.encoding = "base64"
@@ -163,7 +189,7 @@ public final class HARRecorder: ClientTransport {
         // HAR 1.2 records the URL without its fragment.
         var components = URLComponents(url: request.url, resolvingAgainstBaseURL: true)
         components?.fragment = nil
-        let url = URLRedaction.display(components?.url ?? request.url)
+        let url = URLRedaction.displayFingerprinted(components?.url ?? request.url)
         var postData: HARLog.PostData?
         var bodySize = 0
         if let body = request.body {
@@ -173,7 +199,7 @@ public final class HARRecorder: ClientTransport {
         }
         let query = URLComponents(string: url)?.queryItems ?? []
         return HARLog.Request(
-            method: request.method.rawValue, url: url, httpVersion: "HTTP/1.1",
+            method: request.method.rawValue, url: url, httpVersion: "",
             cookies: cookies(in: request.headerFields[values: .cookie], setting: false),
             headers: redacted(request.headerFields),
             queryString: query.map { HARLog.NameValue(name: $0.name, value: $0.value ?? "") }, postData: postData,
@@ -190,12 +216,10 @@ public final class HARRecorder: ClientTransport {
         }
         do {
             let data = try await body.collect(upTo: limit)
-            if var text = String(data: data, encoding: .utf8) {
-                // A form's secret values (a password, a client secret, a refresh token) stay out.
-                if mimeType.lowercased().hasPrefix("application/x-www-form-urlencoded") {
-                    text = URLRedaction.displayPairs(text)
-                }
-                return HARLog.PostData(mimeType: mimeType, text: text)
+            if let text = String(data: data, encoding: .utf8) {
+                // A form's or a JSON body's secrets (a password, a client secret, a refresh
+                // token) stay out.
+                return HARLog.PostData(mimeType: mimeType, text: redactedBody(text, mimeType: mimeType))
             }
             return HARLog.PostData(mimeType: mimeType, text: data.base64EncodedString(), encoding: "base64")
         } catch {
@@ -207,7 +231,8 @@ public final class HARRecorder: ClientTransport {
     private func record(_ head: HTTPResponse, answering request: HTTPRequest) -> HARLog.Response {
         let redirect = head.headerFields[.location].map(Self.redactedURL) ?? ""
         return HARLog.Response(
-            status: head.status.code, statusText: head.status.reasonPhrase, httpVersion: "HTTP/1.1",
+            status: head.status.code, statusText: head.status.reasonPhrase,
+            httpVersion: head.version?.description ?? "",
             cookies: cookies(in: head.headerFields[values: .setCookie], setting: true),
             headers: redacted(head.headerFields),
             content: HARLog.Content(size: 0, mimeType: head.headerFields[.contentType] ?? ""), redirectURL: redirect,
@@ -226,6 +251,20 @@ public final class HARRecorder: ClientTransport {
             }
             return HARLog.NameValue(name: field.name.rawName, value: value)
         }
+    }
+
+    /// A body's text as the file holds it: a JSON or form body with its secret-named values
+    /// fingerprinted (see the type's overview), or hidden as `***` without `fingerprinting`;
+    /// any other text as it is.
+    static func redactedBody(_ text: String, mimeType: String, fingerprinting: Bool = true) -> String {
+        guard let type = try? MediaType(parsing: mimeType) else { return text }
+        if type.subtype == "json" || type.subtype.hasSuffix("+json") {
+            return URLRedaction.redactingBody(text, json: true, fingerprinting: fingerprinting)
+        }
+        if type.essence == MediaType.formURLEncoded.essence {
+            return URLRedaction.redactingBody(text, json: false, fingerprinting: fingerprinting)
+        }
+        return text
     }
 
     /// Fields whose value is a URL, which may carry a password or a secret query value.

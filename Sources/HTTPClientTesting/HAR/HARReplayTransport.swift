@@ -8,10 +8,14 @@ import HTTPCore
 /// A request is answered by the recorded entries with the same method and URL, and, with
 /// `matchingBody`, the same body bytes. URLs are compared normalised: scheme and host
 /// lowercased, a default port dropped, an empty path taken as `/`, the fragment dropped, the
-/// query as given, and both sides redacted as `URLRedaction` shows them, so a URL the recorder
-/// wrote with `access_token=***` matches the request that sent the real token. With
-/// `matchingBody`, an entry whose request body was not kept (an empty `text` with a
-/// `bodySize` other than 0) matches any body.
+/// query as given, and both sides redacted as ``HARRecorder`` writes them. A secret value is
+/// recorded as a fingerprint (`access_token=***~1f0c`): the entries recorded with the very
+/// values the request sends are preferred, so `?token=page-1` and `?token=page-2` get their
+/// own answers in any order; only when none has them does a request match by its redacted
+/// form alone (`access_token=***`), so a test whose token differs from the recording's (a
+/// rotated one) is still answered. A JSON or form body is compared the same way: as sent, or
+/// redacted as the recorder writes it. With `matchingBody`, an entry whose request body was
+/// not kept (an empty `text` with a `bodySize` other than 0) matches any body.
 ///
 /// Repeated requests are served in the recorded order: each request gets the first matching
 /// entry not served yet, and once every matching entry was served, the last one again. Each
@@ -37,8 +41,9 @@ public final class HARReplayTransport: ClientTransport {
     /// Whether a request's body must equal the recorded one.
     public let matchesBody: Bool
 
-    /// Each entry's method and normalised URL, in the log's order.
-    private let keys: [(method: String, url: String)]
+    /// Each entry's method and normalised URL (its secret values fingerprinted, and hidden),
+    /// in the log's order.
+    private let keys: [(method: String, url: String, redactedURL: String)]
     /// How many times each method, URL (and body) was answered.
     /// The entries served so far, by index.
     private let served = Locked<Set<Int>>([])
@@ -53,7 +58,12 @@ public final class HARReplayTransport: ClientTransport {
     public init(log: HARLog, matchingBody: Bool = false) {
         self.log = log
         self.matchesBody = matchingBody
-        self.keys = log.entries.map { ($0.request.method.uppercased(), Self.normalized($0.request.url)) }
+        self.keys = log.entries.map {
+            (
+                $0.request.method.uppercased(), Self.normalized($0.request.url),
+                Self.normalized($0.request.url, fingerprinting: false)
+            )
+        }
     }
 
     /// Creates a transport answering from the HAR file's bytes.
@@ -88,6 +98,7 @@ public final class HARReplayTransport: ClientTransport {
         try Task.checkCancellation()
         let method = request.method.rawValue.uppercased()
         let url = Self.normalized(request.url.absoluteString)
+        let redactedURL = Self.normalized(request.url.absoluteString, fingerprinting: false)
         var body: Data?
         if matchesBody, let requestBody = request.body {
             do {
@@ -98,12 +109,20 @@ public final class HARReplayTransport: ClientTransport {
                     underlying: error)
             }
         }
-        let candidates = keys.indices.filter { index in
+        // The entries recorded with the same secret values first; else those alike once redacted.
+        var candidates = keys.indices.filter { index in
             keys[index].method == method && keys[index].url == url
-                && (!matchesBody || Self.body(body, matches: log.entries[index].request))
+                && (!matchesBody || Self.body(body, matches: log.entries[index].request, fingerprinting: true))
+        }
+        if candidates.isEmpty {
+            candidates = keys.indices.filter { index in
+                keys[index].method == method && keys[index].redactedURL == redactedURL
+                    && (!matchesBody || Self.body(body, matches: log.entries[index].request, fingerprinting: false))
+            }
         }
         guard !candidates.isEmpty else {
-            throw ClientError(.noRecordedResponse, unmatchedMessage(method: method, url: url), request: request)
+            throw ClientError(
+                .noRecordedResponse, unmatchedMessage(method: method, url: redactedURL), request: request)
         }
         // The first matching entry not served yet; when all were, the last one again.
         let chosen = served.withLock { served in
@@ -138,6 +157,7 @@ public final class HARReplayTransport: ClientTransport {
             if let field = try? HTTPField(name: header.name, value: header.value) { fields.append(field) }
         }
         var head = HTTPResponse(status: status, headerFields: fields, url: request.url)
+        head.version = Self.version(recorded.httpVersion)
         guard head.hasBody(answering: request) else { return TransportResponse(head: head, body: nil) }
         let bytes = recorded.content.bytes
         // A decimal count is always a valid field value.
@@ -145,16 +165,43 @@ public final class HARReplayTransport: ClientTransport {
         return TransportResponse(head: head, body: HTTPBody(bytes))
     }
 
-    /// Whether the request's body (`nil` when it has none) is the recorded one; a body the
-    /// recorder did not keep matches any.
-    private static func body(_ body: Data?, matches recorded: HARLog.Request) -> Bool {
+    /// The version a HAR file names: `HTTP/1.1`, `HTTP/2`, `HTTP/2.0`, or browsers' `h2`,
+    /// `h3`, `http/2.0`; `nil` for anything else (an empty string).
+    static func version(_ text: String) -> HTTPVersion? {
+        let lowered = text.lowercased()
+        switch lowered {
+        case "h2": return .http2
+        case "h3": return .http3
+        default: break
+        }
+        guard lowered.hasPrefix("http/") else { return nil }
+        let numbers = lowered.dropFirst(5).split(separator: ".", omittingEmptySubsequences: false)
+        guard (1...2).contains(numbers.count), let major = Int(numbers[0]), (1...3).contains(major) else { return nil }
+        let minor = numbers.count == 2 ? Int(numbers[1]) : 0
+        guard let minor, (0...1).contains(minor) else { return nil }
+        return HTTPVersion(major: major, minor: minor)
+    }
+
+    /// Whether the request's body (`nil` when it has none) is the recorded one, as bytes or
+    /// redacted as the recorder writes a JSON or form body: its secrets fingerprinted, or
+    /// (without `fingerprinting`) both sides' secrets hidden alike. A body the recorder did
+    /// not keep matches any.
+    private static func body(_ body: Data?, matches recorded: HARLog.Request, fingerprinting: Bool) -> Bool {
         guard let postData = recorded.postData else { return body?.isEmpty ?? true }
         if postData.text.isEmpty && recorded.bodySize != 0 { return true }
-        return postData.bytes == (body ?? Data())
+        let sent = body ?? Data()
+        if postData.bytes == sent { return true }
+        guard postData.encoding == nil, postData.text.contains("***"), let text = String(data: sent, encoding: .utf8)
+        else { return false }
+        let mimeType = postData.mimeType
+        if fingerprinting { return HARRecorder.redactedBody(text, mimeType: mimeType) == postData.text }
+        return HARRecorder.redactedBody(text, mimeType: mimeType, fingerprinting: false)
+            == HARRecorder.redactedBody(postData.text, mimeType: mimeType, fingerprinting: false)
     }
 
     /// Names the unmatched request and the nearest recorded one: the same method and host
     /// first, then the path fewest edits away, then the whole URL fewest edits away.
+    /// URLs are shown, and compared, with their secrets hidden as `***` (no fingerprint).
     private func unmatchedMessage(method: String, url: String) -> String {
         let request = "\(method) \(url)"
         guard !keys.isEmpty else { return "no recorded response for \(request): the HAR file holds no requests" }
@@ -163,8 +210,13 @@ public final class HARReplayTransport: ClientTransport {
         let path = components?.percentEncodedPath ?? url
         // Each distance once, on URLs cut to 2 KiB: a browser export's data: URLs run to
         // hundreds of kilobytes, and edits are counted in quadratic time.
-        let nearest = keys.map { key in (key, Self.distance(key, method: method, url: url, host: host, path: path)) }
-            .min { $0.1 < $1.1 }?.0
+        let nearest = keys.map { key in
+            (
+                (method: key.method, url: key.redactedURL),
+                Self.distance((key.method, key.redactedURL), method: method, url: url, host: host, path: path)
+            )
+        }
+        .min { $0.1 < $1.1 }?.0
         guard let nearest else { return "no recorded response for \(request)" }
         var message =
             "no recorded response for \(request); the nearest recorded request is \(nearest.method) \(nearest.url)"
@@ -203,11 +255,12 @@ public final class HARReplayTransport: ClientTransport {
         return previous[rhs.count]
     }
 
-    /// `text` as a URL compared for matching: redacted, scheme and host lowercased, default
-    /// port and fragment dropped, an empty path made `/`.
-    static func normalized(_ text: String) -> String {
+    /// `text` as a URL compared for matching: redacted (secret values fingerprinted as the
+    /// recorder writes them, or, without `fingerprinting`, hidden as `***`), scheme and host
+    /// lowercased, default port and fragment dropped, an empty path made `/`.
+    static func normalized(_ text: String, fingerprinting: Bool = true) -> String {
         guard let url = URL(string: text) else { return text }
-        let shown = URLRedaction.display(url)
+        let shown = fingerprinting ? URLRedaction.displayFingerprinted(url) : URLRedaction.display(url)
         guard var components = URLComponents(string: shown) else { return shown }
         let scheme = components.scheme?.lowercased()
         components.scheme = scheme

@@ -63,6 +63,9 @@ public struct ServerSentEventParser: Sendable {
     public init(maximumEventSize: Int = 8 << 20, lastEventID: String = "") {
         self.maximumEventSize = max(1, maximumEventSize)
         self.lastEventID = lastEventID
+        // The buffer, not only the string, starts from it: an event without `id` on the new
+        // connection keeps the ID (WHATWG HTML §9.2.6: the buffer survives reconnects).
+        self.idBuffer = lastEventID
     }
 
     /// Parses the next chunk of the stream.

@@ -54,6 +54,12 @@ public struct EventStream<Value: Sendable>: AsyncSequence, Sendable {
         /// How many times the stream was opened again.
         public private(set) var reconnections = 0
         private var fruitlessReconnects = 0
+        /// Reconnects in a row after connections that closed early or brought no event: what
+        /// the backoff grows with.
+        private var hastyReconnects = 0
+        /// When the current connection opened, and whether it has brought an event.
+        private var openedAt = ContinuousClock.now
+        private var connectionBroughtEvent = false
 
         init(stream: EventStream) {
             self.stream = stream
@@ -95,6 +101,7 @@ public struct EventStream<Value: Sendable>: AsyncSequence, Sendable {
                         continue
                     }
                     fruitlessReconnects = 0
+                    connectionBroughtEvent = true
                     if let element = try read(event) { return element }
                 } catch {
                     events = nil
@@ -119,6 +126,11 @@ public struct EventStream<Value: Sendable>: AsyncSequence, Sendable {
                 finished = true
                 return
             }
+            // Only a connection that lasted and brought an event starts the backoff over.
+            if connectionBroughtEvent && ContinuousClock.now - openedAt >= policy.backoffResetAfter {
+                hastyReconnects = 0
+            }
+            connectionBroughtEvent = false
             while true {
                 if let maximum = policy.maximumAttempts, fruitlessReconnects >= maximum {
                     finished = true
@@ -126,14 +138,11 @@ public struct EventStream<Value: Sendable>: AsyncSequence, Sendable {
                     return
                 }
                 fruitlessReconnects += 1
+                hastyReconnects += 1
                 reconnections += 1
-                var delay = reconnectionTime
-                if fruitlessReconnects > 1,
-                    let backoff = stream.connection.client.retry.backoffDelay(
-                        forRetry: fruitlessReconnects - 1)
-                {
-                    delay += backoff
-                }
+                let delay =
+                    Swift.max(reconnectionTime, policy.minimumDelay)
+                    + policy.backoff(afterShortConnections: hastyReconnects, client: stream.connection.client)
                 stream.connection.client.notifyObservers(
                     .reconnecting(
                         stream.connection.request.url, reconnection: reconnections, delay: delay,
@@ -146,6 +155,7 @@ public struct EventStream<Value: Sendable>: AsyncSequence, Sendable {
                         return
                     }
                     lastFailure = nil
+                    openedAt = .now
                     events = response.body.serverSentEvents(
                         maximumEventSize: stream.maximumEventSize, lastEventID: lastEventID
                     ).makeAsyncIterator()

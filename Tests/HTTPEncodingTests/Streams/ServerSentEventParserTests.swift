@@ -49,6 +49,16 @@ struct ServerSentEventParserTests {
         #expect(parser.lastEventID == "10")
     }
 
+    @Test("a parser started from a last event ID keeps it for events that set none (a reconnect)")
+    func idSurvivesReconnect() throws {
+        var parser = ServerSentEventParser(lastEventID: "41")
+        let events = try parser.parse(Data("data: after reconnect\n\n".utf8))
+        #expect(events.map(\.id) == ["41"])
+        #expect(parser.lastEventID == "41")
+        _ = try parser.parse(Data("id\ndata: reset\n\n".utf8))
+        #expect(parser.lastEventID == "")  // an empty `id` line still resets it
+    }
+
     @Test("retry takes digits only and sets the reconnection time at once")
     func retry() throws {
         var parser = ServerSentEventParser()

@@ -17,6 +17,10 @@ struct EventReconnectionTests {
         .status(.ok, headerFields: [try HTTPField(name: .contentType, value: type)], body: Data(text.utf8))
     }
 
+    /// The standard policy without its half-second floor, for the cases where the waits are
+    /// not what is tested (the stub answers at once, and the server's `retry: 1` is kept).
+    static let prompt = EventReconnection(minimumDelay: .zero)
+
     /// A `text/event-stream` reply holding `text`.
     static func events(_ text: String) throws -> StubTransport.Reply { try reply("text/event-stream", text) }
 
@@ -53,7 +57,7 @@ struct EventReconnectionTests {
             baseURL: Self.baseURL, transport: stub, observers: [reconnects.observer],
             retry: [.backoff(.exponential(base: 0.02, cap: 1), jitter: .none)])
         let stream = try await client.events(
-            .get("ticks"), reconnection: EventReconnection(delay: .seconds(5), maximumAttempts: 4))
+            .get("ticks"), reconnection: EventReconnection(delay: .seconds(5), maximumAttempts: 4, minimumDelay: .zero))
         var data: [String] = []
         for try await event in stream { data.append(event.data) }  // ends after 4 fruitless reconnects
         #expect(data == ["a"])
@@ -65,7 +69,9 @@ struct EventReconnectionTests {
         #expect(told.map { Self.milliseconds($0.delay) } == [10, 30, 50, 90])
     }
 
-    @Test("an event resets the backoff: the reconnect after it waits only the reconnection time")
+    @Test(
+        "an event on a connection that lasted resets the backoff: the reconnect after it waits only the reconnection time"
+    )
     func eventResetsBackoff() async throws {
         let stub = StubTransport()
         stub.on(
@@ -79,13 +85,59 @@ struct EventReconnectionTests {
         let client = Client(
             baseURL: Self.baseURL, transport: stub, observers: [reconnects.observer],
             retry: [.backoff(.constant(0.05), jitter: .none)])
-        let stream = try await client.events(.get("ticks"), reconnection: .standard)
+        let stream = try await client.events(
+            .get("ticks"), reconnection: EventReconnection(minimumDelay: .zero, backoffResetAfter: .zero)
+        )
         var data: [String] = []
         for try await event in stream { data.append(event.data) }  // 204 ends it
         #expect(data == ["a", "b"])
         let told = try await reconnects.all(count: 3)
         #expect(told.map { Self.milliseconds($0.delay) } == [10, 60, 10])
         #expect(told.map(\.lastEventID) == ["1", "1", "2"])
+    }
+
+    @Test("connections that bring an event but close at once keep the backoff growing")
+    func shortConnectionsKeepBackingOff() async throws {
+        let stub = StubTransport()
+        stub.on(
+            .path("/ticks"),
+            reply: [
+                try Self.events("retry: 10\nid: 1\ndata: a\n\n"), try Self.events("id: 2\ndata: b\n\n"),
+                try Self.events("id: 3\ndata: c\n\n"), .status(.noContent),
+            ])
+        let reconnects = Reconnects()
+        let client = Client(
+            baseURL: Self.baseURL, transport: stub, observers: [reconnects.observer],
+            retry: [.backoff(.exponential(base: 0.02, cap: 1), jitter: .none)])
+        let stream = try await client.events(.get("ticks"), reconnection: EventReconnection(minimumDelay: .zero))
+        var data: [String] = []
+        for try await event in stream { data.append(event.data) }
+        #expect(data == ["a", "b", "c"])
+        let told = try await reconnects.all(count: 3)
+        // Every connection lived less than 5 s: 10 ms, then 10 plus 20 and 40 ms.
+        #expect(told.map { Self.milliseconds($0.delay) } == [10, 30, 50])
+    }
+
+    @Test("the floor: a server's retry shorter than minimumDelay waits the floor; without a client backoff, it doubles")
+    func floorAndFallbackBackoff() async throws {
+        let stub = StubTransport()
+        stub.on(
+            .path("/ticks"),
+            reply: [
+                try Self.events("retry: 0\nid: 1\ndata: a\n\n"), try Self.events("id: 2\ndata: b\n\n"),
+                try Self.events(""), .status(.noContent),
+            ])
+        let reconnects = Reconnects()
+        let client = Client(baseURL: Self.baseURL, transport: stub, observers: [reconnects.observer], retry: .none)
+        let stream = try await client.events(
+            .get("ticks"), reconnection: EventReconnection(minimumDelay: .milliseconds(20)))
+        var data: [String] = []
+        for try await event in stream { data.append(event.data) }
+        #expect(data == ["a", "b"])
+        let told = try await reconnects.all(count: 3)
+        // The 20 ms floor over the server's 0, then 20 ms doubling: 20 + 20, 20 + 40.
+        #expect(told.map { Self.milliseconds($0.delay) } == [20, 40, 60])
+        #expect(EventReconnection.standard.minimumDelay == .milliseconds(500))
     }
 
     @Test("maximumAttempts failed reconnects in a row end the stream with the last failure, a ClientError")
@@ -99,7 +151,7 @@ struct EventReconnectionTests {
             ])
         let client = Client(baseURL: Self.baseURL, transport: stub, retry: .none)
         let stream = try await client.events(
-            .get("ticks"), reconnection: EventReconnection(delay: .seconds(5), maximumAttempts: 3))
+            .get("ticks"), reconnection: EventReconnection(delay: .seconds(5), maximumAttempts: 3, minimumDelay: .zero))
         var data: [String] = []
         let error = await #expect(throws: ClientError.self) {
             for try await event in stream { data.append(event.data) }
@@ -116,7 +168,7 @@ struct EventReconnectionTests {
             .path("/ticks"),
             reply: [try Self.events("retry: 1\nid: 1\ndata: a\n\n"), .status(.notFound, body: Data("gone".utf8))])
         let client = Client(baseURL: Self.baseURL, transport: stub, retry: .none)
-        let stream = try await client.events(.get("ticks"), reconnection: .standard)
+        let stream = try await client.events(.get("ticks"), reconnection: Self.prompt)
         var data: [String] = []
         let error = await #expect(throws: EndpointError.self) {
             for try await event in stream { data.append(event.data) }
@@ -135,7 +187,7 @@ struct EventReconnectionTests {
             reply: [try Self.events("retry: 1\nid: 1\ndata: a\n\n"), .status(.serviceUnavailable)])
         let client = Client(
             baseURL: Self.baseURL, transport: stub, retry: RetryStack(RetryStack.default.policies, random: { 0 }))
-        let stream = try await client.events(.get("ticks"), reconnection: .standard)
+        let stream = try await client.events(.get("ticks"), reconnection: Self.prompt)
         var data: [String] = []
         let error = await #expect(throws: ClientError.self) {
             for try await event in stream { data.append(event.data) }
@@ -157,7 +209,7 @@ struct EventReconnectionTests {
                 try Self.reply("application/json", "{}"),
             ])
         let client = Client(baseURL: Self.baseURL, transport: stub, retry: .none)
-        let stream = try await client.events(.get("ticks"), reconnection: .standard)
+        let stream = try await client.events(.get("ticks"), reconnection: Self.prompt)
         var data: [String] = []
         let error = await #expect(throws: EndpointError.self) {
             for try await event in stream { data.append(event.data) }
@@ -179,7 +231,7 @@ struct EventReconnectionTests {
         let client = Client(
             baseURL: Self.baseURL, transport: stub, interceptors: [BearerAuth(token: "s3cret")],
             retry: RetryStack(RetryStack.default.policies, random: { 0 }))
-        let stream = try await client.events(.get("ticks"), reconnection: .standard)
+        let stream = try await client.events(.get("ticks"), reconnection: Self.prompt)
         var data: [String] = []
         for try await event in stream { data.append(event.data) }
         #expect(data == ["a", "b"])
@@ -209,7 +261,7 @@ struct EventReconnectionTests {
             })
         let tokens = TokenRefresher(token: "one") { _ in "two" }
         let client = Client(baseURL: Self.baseURL, transport: stub, interceptors: [BearerAuth(tokens)], retry: .none)
-        let stream = try await client.events(.get("ticks"), reconnection: .standard)
+        let stream = try await client.events(.get("ticks"), reconnection: Self.prompt)
         var data: [String] = []
         for try await event in stream { data.append(event.data) }
         #expect(data == ["a", "b"])

@@ -65,6 +65,32 @@ struct EventStreamServerTests {
         #expect(reconnects.allSatisfy { $0.2 < .seconds(1) })  // the server's retry (20 ms) won over 5 s
     }
 
+    @Test("retry: 0 and one event per connection: reconnects wait at least the floor, and back off")
+    func hostileRetryZero() async throws {
+        // Each connection sends `retry: 0` and one event, then drops in the middle of the next
+        // (issue 29, item 9: 725 to 2,101 reconnects in 2 s before the floor and backoff).
+        let seen = Seen()
+        let client = try Self.client(observers: [seen.observer])
+        let stream = try await client.events(
+            .get("events?count=1000000&drop_after=1&retry=0"), reconnection: .standard)
+        var iterator = stream.makeAsyncIterator()
+        let start = ContinuousClock.now
+        var received = 0
+        while ContinuousClock.now - start < .seconds(2), try await iterator.next() != nil { received += 1 }
+        // Half a second at least before each reconnect: four at most in two seconds.
+        #expect(iterator.reconnections <= 4)
+        #expect(received >= 1)
+        try await Task.sleep(for: .milliseconds(200))  // observers are told asynchronously
+        let delays = seen.all.compactMap { kind -> Duration? in
+            if case .reconnecting(_, _, let delay, _, _) = kind { return delay }
+            return nil
+        }
+        #expect(delays.allSatisfy { $0 >= .milliseconds(500) })
+        // A connection that brought its event but closed at once does not reset the backoff:
+        // the waits never shrink back to the bare floor after the first.
+        #expect(delays.dropFirst().allSatisfy { $0 > .milliseconds(500) })
+    }
+
     @Test("without reconnection a dropped stream fails with the client's error, after the events before it")
     func droppedWithoutReconnection() async throws {
         let stream = try await Self.client().events(.get("events?count=5&drop_after=2"))

@@ -4,6 +4,7 @@ import HTTPClient
 import HTTPCore
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOSSL
 
 /// A transport for Heron's `Client` that sends requests with an AsyncHTTPClient `HTTPClient`
 /// (swift-server/async-http-client, over SwiftNIO), on Linux and Apple platforms.
@@ -61,6 +62,15 @@ public final class AsyncHTTPClientTransport: ClientTransport {
         public var connectionIdleTimeout: Duration
         /// Whether `gzip` and `deflate` response bodies are decoded (as URLSession does).
         public var decompressesResponses: Bool
+        /// How many times its encoded size a decoded body may grow to: past it the request
+        /// fails with ``HTTPClient/ClientError/Code/responseTooLarge``, so a small `gzip` bomb
+        /// cannot fill memory or a disk through a stream or a download. Text compresses 3 to
+        /// 20 times, a bomb a thousand.
+        public var maximumDecompressionRatio: Int
+        /// How long a TLS connection being closed (a cancelled call's) waits for the server's
+        /// `close_notify` before the socket is closed anyway: NIOSSL waits 5 s by default,
+        /// during which a server still sending a body keeps sending.
+        public var tlsShutdownTimeout: Duration
         /// The size of the chunks a file or stream body is read in, in bytes.
         public var uploadChunkSize: Int
 
@@ -71,16 +81,23 @@ public final class AsyncHTTPClientTransport: ClientTransport {
         ///   - connectionIdleTimeout: How long an unused connection stays open; 60 s by default.
         ///   - decompressesResponses: Whether compressed bodies are decoded; `true` by default.
         ///   - uploadChunkSize: The chunk size for reading file and stream bodies; 256 KiB by default.
+        ///   - maximumDecompressionRatio: How many times its encoded size a decoded body may
+        ///     grow; 100 by default.
+        ///   - tlsShutdownTimeout: The wait for the server's TLS `close_notify` when a
+        ///     connection is closed; 100 ms by default.
         public init(
             maximumConnectionsPerHost: Int = 64, connectTimeout: Duration = .seconds(10),
             connectionIdleTimeout: Duration = .seconds(60), decompressesResponses: Bool = true,
-            uploadChunkSize: Int = 256 * 1024
+            uploadChunkSize: Int = 256 * 1024, maximumDecompressionRatio: Int = 100,
+            tlsShutdownTimeout: Duration = .milliseconds(100)
         ) {
             self.maximumConnectionsPerHost = max(1, maximumConnectionsPerHost)
             self.connectTimeout = connectTimeout
             self.connectionIdleTimeout = connectionIdleTimeout
             self.decompressesResponses = decompressesResponses
             self.uploadChunkSize = max(1024, uploadChunkSize)
+            self.maximumDecompressionRatio = max(1, maximumDecompressionRatio)
+            self.tlsShutdownTimeout = max(.zero, tlsShutdownTimeout)
         }
     }
 
@@ -137,8 +154,8 @@ public final class AsyncHTTPClientTransport: ClientTransport {
 
     /// The AsyncHTTPClient settings a transport made with `configuration` gives its own
     /// client: redirects off, connection failures reported at once (Heron's retry policies
-    /// decide what to retry), `configuration`'s connection limits, timeouts and
-    /// decompression. For a client you make yourself and pass to ``init(client:uploadChunkSize:)``.
+    /// decide what to retry), `configuration`'s connection limits, timeouts, decompression
+    /// (bounded by its ratio) and TLS shutdown timeout. For a client you make yourself and pass to ``init(client:uploadChunkSize:)``.
     /// - Parameter configuration: The transport's settings.
     /// - Returns: The `HTTPClient.Configuration`.
     public static func clientConfiguration(_ configuration: Configuration) -> HTTPClient.Configuration {
@@ -148,8 +165,14 @@ public final class AsyncHTTPClientTransport: ClientTransport {
             connectionPool: .init(
                 idleTimeout: Self.timeAmount(configuration.connectionIdleTimeout),
                 concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.maximumConnectionsPerHost),
-            decompression: configuration.decompressesResponses ? .enabled(limit: .none) : .disabled)
+            decompression: configuration.decompressesResponses
+                ? .enabled(limit: .ratio(configuration.maximumDecompressionRatio)) : .disabled)
         settings.connectionPool.retryConnectionEstablishment = false
+        // AsyncHTTPClient's own default TLS settings, but for how long a closing connection
+        // waits for the server (a cancelled download over TLS otherwise reads on for 5 s).
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.shutdownTimeout = Self.timeAmount(configuration.tlsShutdownTimeout)
+        settings.tlsConfiguration = tls
         return settings
     }
 

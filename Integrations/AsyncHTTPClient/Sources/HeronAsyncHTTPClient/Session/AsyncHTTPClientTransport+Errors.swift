@@ -81,7 +81,16 @@ extension AsyncHTTPClientTransport {
             }
         }
         if String(reflecting: type(of: error)).contains("Decompression") {
-            return (.invalidResponse, "the response body could not be decompressed")
+            // NIOHTTPCompression's DecompressionError: `.limit` when the body outgrew the
+            // transport's maximumDecompressionRatio (a decompression bomb), else a body not valid
+            // in its coding.
+            if "\(error)" == "limit" {
+                return (
+                    .responseTooLarge,
+                    "the decompressed body grew past the transport's maximumDecompressionRatio times its encoded size"
+                )
+            }
+            return (.contentDecodingFailed, "the response body could not be decoded in its Content-Encoding")
         }
         return (.transport, "AsyncHTTPClient failed")
     }

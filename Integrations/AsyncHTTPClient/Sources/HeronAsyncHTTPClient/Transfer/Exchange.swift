@@ -32,7 +32,8 @@ struct Exchange: Sendable {
                     "the AsyncHTTPClient HTTPClient follows redirects; make it with redirectConfiguration: .disallow "
                         + "(Heron's client follows them)", request: request)
             }
-            let answer = try HTTPResponse(status: response.status, headers: response.headers, for: request)
+            var answer = try HTTPResponse(status: response.status, headers: response.headers, for: request)
+            answer.version = HTTPCore.HTTPVersion(major: response.version.major, minor: response.version.minor)
             head = answer
             guardian?.touch()
             let body: HTTPBody?

@@ -48,6 +48,22 @@ extension URLSessionTransport {
             underlying: urlError)
     }
 
+    /// The response's `Content-Encoding` when `error` is libcurl's failure to decode the body
+    /// (its `CURLE_BAD_CONTENT_ENCODING`, which URLSession passes on as an unknown error: "Unrecognized
+    /// content encoding type" for a coding it lacks, "Error while processing content unencoding"
+    /// for a body not valid in it), or when the head names a coding libcurl never decodes.
+    static func undecodable(_ error: URLError, _ head: HTTPResponse) -> String? {
+        let coding = head.headerFields[values: .contentEncoding].joined(separator: ", ")
+        guard error.code == .unknown || error.code == .cannotDecodeContentData, !coding.isEmpty else { return nil }
+        let reason = (error as NSError).localizedDescription.lowercased()
+        if reason.contains("encoding") || reason.contains("unencoding") || error.code == .cannotDecodeContentData {
+            return coding
+        }
+        let decoded: Set<String> = ["identity", "gzip", "x-gzip", "deflate", "br", "zstd"]
+        let codings = coding.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        return codings.allSatisfy(decoded.contains) ? nil : coding
+    }
+
     /// libcurl's reason when `error` says a response head was too large: "Too large response
     /// headers: 307205 > 307200" for the whole head, and "Out of memory", its code for one
     /// header field past 100 KiB (a real lack of memory, which it also names so, cannot be

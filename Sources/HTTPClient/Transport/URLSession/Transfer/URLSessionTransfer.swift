@@ -380,6 +380,13 @@ final class URLSessionTransfer: Sendable {
                 .invalidRequest, "the request body could not be read: \(error)", request: request, response: head,
                 underlying: error)
         case .failed(let error, let received):
+            if let head, let urlError = error as? URLError, let coding = URLSessionTransport.undecodable(urlError, head)
+            {
+                return ClientError(
+                    .contentDecodingFailed,
+                    "the body's Content-Encoding \(coding) could not be decoded (URLError \(urlError.code.rawValue))",
+                    request: request, response: head, underlying: urlError)
+            }
             if let head, let urlError = error as? URLError, urlError.code == .unknown {
                 // libcurl reports a connection closed inside a body of unknown length as an
                 // unknown error (-1, "transfer closed with outstanding read data").

@@ -1,0 +1,62 @@
+import Foundation
+import FuzzSupport
+import HTTPCache
+import HTTPClient
+import HTTPCore
+
+/// `Cache-Control` on outside input. The input's first part is the value of the response's
+/// `Cache-Control`, the second the request's. A `CachingTransport` over an origin sending that
+/// response answers the request three times: nothing may crash, a response whose directives
+/// include `no-store` (and not `must-understand`, which overrides it for a status the cache
+/// knows) is never a hit, nor is any response the request asked `no-store` for, and every
+/// hit carries an `Age` of digits.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzCacheControl(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let (responseValue, requestValue) = halves(data, size)
+    guard let responseField = try? HTTPField(name: .cacheControl, value: String(responseValue)) else { return 0 }
+    let requestField = try? HTTPField(name: .cacheControl, value: String(requestValue))
+    let head = HTTPResponse(
+        status: .ok, headerFields: [responseField, try! HTTPField(name: .eTag, value: #""v1""#)])
+    let neverHit =
+        directives(String(responseValue)).contains("no-store")
+        && !directives(String(responseValue)).contains("must-understand")
+        || directives(String(requestValue)).contains("no-store") && requestField != nil
+    runBlocking {
+        let cache = CachingTransport(wrapping: ValidatingOrigin(head: head), storage: MemoryCacheStorage())
+        let client = Client(baseURL: URL(string: "https://fuzz.example")!, transport: cache, retry: .none)
+        var get = HTTPRequest.get("a")
+        if let requestField { get.headerFields.append(requestField) }
+        for _ in 0..<3 {
+            guard let response = try? await client.send(get) else { continue }
+            guard response.cacheOutcome == .hit else { continue }
+            if neverHit { fatalError("a hit for Cache-Control \(responseValue.prefix(80))") }
+            let age = response.headerFields[.age] ?? ""
+            if age.isEmpty || !age.allSatisfy(\.isNumber) { fatalError("a hit with the Age \(age.debugDescription)") }
+        }
+    }
+    return 0
+}
+
+/// The directive names of a `Cache-Control` value, lowercased: what a reader of RFC 9111 §5.2
+/// would take them to be, to check the cache against.
+func directives(_ value: String) -> Set<String> {
+    Set(
+        value.split(separator: ",").compactMap { member in
+            let name = member.split(separator: "=", maxSplits: 1).first ?? ""
+            let trimmed = name.trimmingCharacters(in: .whitespaces).lowercased()
+            return trimmed.isEmpty ? nil : trimmed
+        })
+}
+
+/// Answers with the head, or `304` to a conditional request.
+struct ValidatingOrigin: ClientTransport {
+    let head: HTTPResponse
+
+    func send(_ request: HTTPRequest, options: TransportOptions) async throws -> TransportResponse {
+        if request.headerFields.contains(.ifNoneMatch) {
+            return TransportResponse(
+                head: HTTPResponse(status: .notModified, headerFields: head.headerFields), body: nil)
+        }
+        return TransportResponse(head: head, body: HTTPBody("cache-control"))
+    }
+}

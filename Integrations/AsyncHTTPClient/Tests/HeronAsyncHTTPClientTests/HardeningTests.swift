@@ -1,0 +1,54 @@
+import AsyncHTTPClient
+import Foundation
+import HTTPClient
+import HTTPCore
+import HeronAsyncHTTPClient
+import NIOCore
+import Testing
+
+/// What the second hardening round (issue 29) asked of this transport: the version it
+/// reports, a bounded decompression, a prompt TLS shutdown.
+@Suite("AsyncHTTPClientTransport: hardening")
+struct HardeningTests {
+    @Test("the response head carries the HTTP version AsyncHTTPClient reports")
+    func versionReported() async throws {
+        let transport = AsyncHTTPClientTransport()
+        defer { Task { try? await transport.shutdown() } }
+        let response = try await transport.send(
+            HTTPRequest(url: try TransportFixture.httpbin("/get")), options: TransportOptions())
+        _ = try await TransportFixture.data(response)
+        #expect(response.head.version == .http1_1)
+    }
+
+    @Test("a gzip bomb read as a stream fails with responseTooLarge past the ratio, not after 64 MiB")
+    func decompressionBounded() async throws {
+        let transport = AsyncHTTPClientTransport()
+        defer { Task { try? await transport.shutdown() } }
+        var options = TransportOptions()
+        options.awaitsWholeBody = false
+        let response = try await transport.send(
+            HTTPRequest(url: try TransportFixture.fault("/gzip-bomb?mib=64")), options: options)
+        var received = 0
+        let error = await #expect(throws: ClientError.self) {
+            for try await chunk in try #require(response.body).chunks() { received += chunk.count }
+        }
+        #expect(error?.code == .responseTooLarge)
+        #expect(error?.message.contains("maximumDecompressionRatio") == true)
+        // About 64 KiB arrive encoded: the body stops far short of its 64 MiB.
+        #expect(received < 64 << 20)
+        // A ratio the bomb stays under decodes it whole.
+        let lenient = AsyncHTTPClientTransport(configuration: .init(maximumDecompressionRatio: 5_000))
+        defer { Task { try? await lenient.shutdown() } }
+        let whole = try await lenient.send(
+            HTTPRequest(url: try TransportFixture.fault("/gzip-bomb?mib=4")), options: TransportOptions())
+        #expect(try await TransportFixture.data(whole).count == 4 << 20)
+    }
+
+    @Test("a transport's own client waits 100 ms, not NIOSSL's 5 s, for a closing TLS connection")
+    func tlsShutdownPrompt() {
+        let defaults = AsyncHTTPClientTransport.clientConfiguration(.init())
+        #expect(defaults.tlsConfiguration?.shutdownTimeout == .milliseconds(100))
+        let chosen = AsyncHTTPClientTransport.clientConfiguration(.init(tlsShutdownTimeout: .seconds(1)))
+        #expect(chosen.tlsConfiguration?.shutdownTimeout == .seconds(1))
+    }
+}
