@@ -32,8 +32,9 @@ struct Exchange: Sendable {
                     "the AsyncHTTPClient HTTPClient follows redirects; make it with redirectConfiguration: .disallow "
                         + "(Heron's client follows them)", request: request)
             }
-            var answer = try HTTPResponse(status: response.status, headers: response.headers, for: request)
-            answer.version = HTTPCore.HTTPVersion(major: response.version.major, minor: response.version.minor)
+            var received = try HTTPResponse(status: response.status, headers: response.headers, for: request)
+            received.version = HTTPCore.HTTPVersion(major: response.version.major, minor: response.version.minor)
+            let answer = received
             head = answer
             guardian?.touch()
             let body: HTTPBody?
