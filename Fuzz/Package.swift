@@ -33,18 +33,22 @@ let package = Package(
         fuzzTarget("FuzzHeaderField", "HTTPCore"),
         fuzzTarget("FuzzForm", "HTTPEncoding"),
         fuzzTarget("FuzzFormParameters", "HTTPEncoding"),
-        fuzzTarget("FuzzMultipart", "HTTPMultipart"),
+        .executableTarget(
+            name: "FuzzMultipart",
+            dependencies: ["FuzzSupport", .product(name: "HTTPMultipart", package: "Heron")],
+            path: "Sources/FuzzMultipart", swiftSettings: fuzzSettings),
         fuzzTarget("FuzzURITemplate", "HTTPEndpoints"),
         .executableTarget(
             name: "FuzzCache",
             dependencies: [
-                .product(name: "HTTPCache", package: "Heron"), .product(name: "HTTPClient", package: "Heron"),
-                .product(name: "HTTPCore", package: "Heron"),
+                "FuzzSupport", .product(name: "HTTPCache", package: "Heron"),
+                .product(name: "HTTPClient", package: "Heron"), .product(name: "HTTPCore", package: "Heron"),
             ],
             path: "Sources/FuzzCache", swiftSettings: fuzzSettings),
         // What the fuzz targets share: running an async body to its end, reading fields.
         .target(
-            name: "FuzzSupport", dependencies: [.product(name: "HTTPCore", package: "Heron")],
+            name: "FuzzSupport",
+            dependencies: ["HTTPCore", "HTTPClient", "HTTPCache"].map { .product(name: $0, package: "Heron") },
             path: "Sources/FuzzSupport"),
         clientFuzzTarget("FuzzVary", ["HTTPCache"]),
         clientFuzzTarget("FuzzCacheControl", ["HTTPCache"]),

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import HTTPCache
 import HTTPClient
+import FuzzSupport
 import HTTPCore
 
 /// The HTTP cache on outside input. An even first byte: the rest is a response head (a
@@ -27,21 +28,21 @@ final class InputClock: @unchecked Sendable {
 
     func read() -> Date { lock.withLock { now } }
     func advance(_ seconds: Double) { lock.withLock { now = now.addingTimeInterval(seconds) } }
+    func reset() { lock.withLock { now = Date(timeIntervalSince1970: 1_800_000_000) } }
 }
 
-/// Answers every request with the fuzzed head: `304` for a conditional request.
-struct FuzzedOrigin: ClientTransport {
-    let head: HTTPResponse
+/// The clock of the cache every input uses, set back for each input.
+let clock = InputClock()
 
-    func send(_ request: HTTPRequest, options: TransportOptions) async throws -> TransportResponse {
-        if request.headerFields.contains(.ifNoneMatch) || request.headerFields.contains(.ifModifiedSince) {
-            return TransportResponse(
-                head: HTTPResponse(status: .notModified, headerFields: head.headerFields), body: nil)
-        }
-        let empty = request.method == .head || head.status.code == 204 || head.status.code == 304
-        return TransportResponse(head: head, body: empty ? nil : HTTPBody("fuzzed body"))
-    }
-}
+/// The client and cache every input uses (a client and cache made per input cost ten times
+/// the input's own work): the origin answers with the fuzzed head, `304` for a conditional
+/// request.
+let reused: ReusedCacheClient = {
+    var configuration = CacheConfiguration()
+    configuration.clock = CacheClock { clock.read() }
+    configuration.offlineWindow = .seconds(60)
+    return ReusedCacheClient(configuration: configuration, redirectLimit: 0)
+}()
 
 func exerciseTransport(_ bytes: Data) {
     let text = String(decoding: bytes, as: UTF8.self)
@@ -56,13 +57,18 @@ func exerciseTransport(_ bytes: Data) {
         else { continue }
         fields.append(field)
     }
-    let clock = InputClock()
-    var configuration = CacheConfiguration()
-    configuration.clock = CacheClock { clock.read() }
-    configuration.offlineWindow = .seconds(60)
-    let cache = CachingTransport(
-        wrapping: FuzzedOrigin(head: HTTPResponse(status: status, headerFields: fields)), configuration: configuration)
-    let client = Client(baseURL: URL(string: "https://fuzz.example")!, transport: cache, retry: .none, redirectLimit: 0)
+    clock.reset()
+    let head = HTTPResponse(status: status, headerFields: fields)
+    reused.reset { request in
+        if request.headerFields.contains(.ifNoneMatch) || request.headerFields.contains(.ifModifiedSince) {
+            return TransportResponse(
+                head: HTTPResponse(status: .notModified, headerFields: head.headerFields), body: nil)
+        }
+        let empty = request.method == .head || head.status.code == 204 || head.status.code == 304
+        return TransportResponse(head: head, body: empty ? nil : HTTPBody("fuzzed body"))
+    }
+    let client = reused.client
+    let cache = reused.cache
     let advances = bytes.prefix(4).map { Double($0) * 7 }
     let done = DispatchSemaphore(value: 0)
     Task {

@@ -21,9 +21,15 @@ public func fuzzCacheControl(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt 
         directives(String(responseValue)).contains("no-store")
         && !directives(String(responseValue)).contains("must-understand")
         || directives(String(requestValue)).contains("no-store") && requestField != nil
+    reused.reset { request in
+        // The head, or `304` to a conditional request.
+        if request.headerFields.contains(.ifNoneMatch) {
+            return TransportResponse(head: HTTPResponse(status: .notModified, headerFields: head.headerFields), body: nil)
+        }
+        return TransportResponse(head: head, body: HTTPBody("cache-control"))
+    }
     runBlocking {
-        let cache = CachingTransport(wrapping: ValidatingOrigin(head: head), storage: MemoryCacheStorage())
-        let client = Client(baseURL: URL(string: "https://fuzz.example")!, transport: cache, retry: .none)
+        let client = reused.client
         var get = HTTPRequest.get("a")
         if let requestField { get.headerFields.append(requestField) }
         for _ in 0..<3 {
@@ -48,15 +54,5 @@ func directives(_ value: String) -> Set<String> {
         })
 }
 
-/// Answers with the head, or `304` to a conditional request.
-struct ValidatingOrigin: ClientTransport {
-    let head: HTTPResponse
-
-    func send(_ request: HTTPRequest, options: TransportOptions) async throws -> TransportResponse {
-        if request.headerFields.contains(.ifNoneMatch) {
-            return TransportResponse(
-                head: HTTPResponse(status: .notModified, headerFields: head.headerFields), body: nil)
-        }
-        return TransportResponse(head: head, body: HTTPBody("cache-control"))
-    }
-}
+/// The client and cache every input uses.
+let reused = ReusedCacheClient()

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPCore
+import FuzzSupport
 import HTTPMultipart
 
 /// The multipart builder with hostile names and filenames: up to four parts whose names,
@@ -84,13 +85,11 @@ func hasControlCharacter(_ value: String) -> Bool {
 
 /// Runs `body` to its end from this synchronous function.
 func wait<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
-    let done = DispatchSemaphore(value: 0)
     nonisolated(unsafe) var result: Result<T, any Error>!
-    Task {
+    // FuzzSupport's runBlocking returns once the task has let go of the value it made.
+    runBlocking {
         do { result = .success(try await body()) } catch { result = .failure(error) }
-        done.signal()
     }
-    done.wait()
     return try result.get()
 }
 

@@ -5,9 +5,6 @@ import Foundation
 /// The buffer is allocated uninitialized (a `Data(count:)` would zero it first) and handed
 /// to the `Data` without a copy once full.
 enum MemoryOutput {
-    /// Forms up to this many bytes are copied into their `Data` instead of handed over.
-    static let copiedBelow = 64
-
     static func encode(_ layout: FormLayout) async throws(MultipartError) -> Data {
         guard layout.length <= Int64(Int.max) else {
             throw MultipartError(
@@ -30,10 +27,6 @@ enum MemoryOutput {
             throw MultipartError(
                 .lengthMismatch, value: String(position), reason: "the form produced \(position) of \(count) bytes")
         }
-        // A small form is copied: Foundation keeps a few bytes inline, and on Linux the storage
-        // it wraps a no-copy buffer in for that was seen leaked (LeakSanitizer, fuzz target
-        // `multipart`, a 10-byte input now in its corpus).
-        if count <= Self.copiedBelow { return Data(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) }
         handedOver = true
         return Data(bytesNoCopy: base, count: count, deallocator: .custom { pointer, _ in pointer.deallocate() })
     }
