@@ -1,8 +1,8 @@
 import Dispatch
 import Foundation
+import FuzzSupport
 import HTTPCache
 import HTTPClient
-import FuzzSupport
 import HTTPCore
 
 /// The HTTP cache on outside input. An even first byte: the rest is a response head (a

@@ -24,7 +24,8 @@ public func fuzzCacheControl(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt 
     reused.reset { request in
         // The head, or `304` to a conditional request.
         if request.headerFields.contains(.ifNoneMatch) {
-            return TransportResponse(head: HTTPResponse(status: .notModified, headerFields: head.headerFields), body: nil)
+            return TransportResponse(
+                head: HTTPResponse(status: .notModified, headerFields: head.headerFields), body: nil)
         }
         return TransportResponse(head: head, body: HTTPBody("cache-control"))
     }

@@ -1,6 +1,6 @@
 import Foundation
-import HTTPCore
 import FuzzSupport
+import HTTPCore
 import HTTPMultipart
 
 /// The multipart builder with hostile names and filenames: up to four parts whose names,
