@@ -204,3 +204,52 @@ struct RequestHeadRejectedTests {
         #expect(response.head.status.code == 431)
     }
 }
+
+@Suite("A kept-alive connection the server closes as the next request arrives")
+struct ClosedKeptAliveConnectionTests {
+    /// A client over its own URLSession transport, so that its second request goes out on
+    /// the connection its first one opened.
+    static func client() throws -> Client {
+        Client(
+            baseURL: try TestServers.faultServer(), transport: URLSessionTransport(), retry: .none,
+            timeout: .seconds(30))
+    }
+
+    static func count(_ key: String, _ client: Client) async throws -> Int {
+        let body = try await client.send(.get("count?key=\(key)")).body
+        return (try JSONSerialization.jsonObject(with: body) as? [String: Any])?["count"] as? Int ?? -1
+    }
+
+    @Test("a streamed body that can be read again is sent again whole on a new connection, at once")
+    func replayableBodyResent() async throws {
+        let client = try Self.client()
+        let key = "fresh-\(UUID().uuidString)"
+        _ = try await client.send(.get("hash-fresh?key=\(key)"))
+        let payload = Data((0..<300_000).map { UInt8($0 % 251) })
+        let body = HTTPBody(length: .known(Int64(payload.count)), iterationBehavior: .multiple) {
+            InputStream(data: payload)
+        }
+        let start = ContinuousClock.now
+        let response = try await client.send(.post("hash-fresh?key=\(key)").body(body))
+        #expect(ContinuousClock.now - start < .seconds(10))
+        let echoed = try JSONSerialization.jsonObject(with: response.body) as? [String: Any]
+        #expect(echoed?["bytes"] as? Int == payload.count)
+        #expect(try await Self.count("closed-\(key)", client) == 1)  // the close did happen
+    }
+
+    @Test("a one-shot body fails at once with connectionLost saying the request may have reached the server")
+    func oneShotBodyFailsAtOnce() async throws {
+        let client = try Self.client()
+        let key = "fresh-\(UUID().uuidString)"
+        _ = try await client.send(.get("hash-fresh?key=\(key)"))
+        let start = ContinuousClock.now
+        let error = await #expect(throws: ClientError.self) {
+            _ = try await client.send(
+                .post("hash-fresh?key=\(key)").body(Fixtures.oneShotBody(String(repeating: "x", count: 100_000))))
+        }
+        // Before, libcurl sent the head again without its body and both sides waited for the timeout.
+        #expect(ContinuousClock.now - start < .seconds(10))
+        #expect(error?.code == .connectionLost)
+        #expect(error?.message.contains("may have reached the server") == true)
+    }
+}

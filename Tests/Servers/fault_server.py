@@ -15,6 +15,10 @@ Endpoints
   /hash (POST, PUT, PATCH)    reads the whole body (Content-Length or chunked), streaming, and
                               answers {"bytes": N, "sha256": hex, "chunked": bool,
                               "content_length": value or null}.
+  /hash-fresh?key=K           as /hash on the first request of a connection; a later request on a
+                              kept-alive connection is read whole, then the connection is closed
+                              unanswered, as by a server that dropped it just then (counted as
+                              `closed-K` by /count).
   /flaky?key=K&fail=N&status=503&retry_after=S&retry_after_date=D
                               per key, requests 1..N answer `status` (default 503), with
                               `Retry-After: S` as given, or with `retry_after_date=D` an
@@ -254,6 +258,7 @@ class FaultHandler(http.server.BaseHTTPRequestHandler):
     def setup(self):
         super().setup()
         self._abort_with_reset = False
+        self._requests_on_connection = 0
 
     def finish(self):
         super().finish()
@@ -266,6 +271,7 @@ class FaultHandler(http.server.BaseHTTPRequestHandler):
         split = urllib.parse.urlsplit(self.path)
         route = ROUTES.get(split.path)
         self._body_read = False
+        self._requests_on_connection += 1
         try:
             query = Query(split.query)
             if query.has("key") and split.path != "/count":
@@ -397,6 +403,21 @@ class FaultHandler(http.server.BaseHTTPRequestHandler):
             "chunked": chunked,
             "content_length": None if length is None else int(length),
         })
+
+    def hash_fresh(self, query):
+        # A kept-alive connection the server closes as its next request arrives: what a server
+        # whose idle timeout fires just then does. The client must send the request again on a
+        # new connection, body and all.
+        if self._requests_on_connection > 1:
+            self.server.counters.increment("closed-" + query.text("key", ""))
+            # The whole request is read first: the client sees its request sent, then the
+            # connection end without a byte of an answer.
+            for _ in self._body_chunks():
+                pass
+            self.close_connection = True
+            self.connection.shutdown(socket.SHUT_RDWR)
+            return
+        self.hash(query)
 
     def flaky(self, query):
         attempt = self.server.counters.get(query.text("key"))
@@ -684,6 +705,7 @@ ROUTES = {
     "/encoded": (FaultHandler.encoded, ANY_METHOD),
     "/gzip-bomb": (FaultHandler.gzip_bomb, ANY_METHOD),
     "/cacheable": (FaultHandler.cacheable, ANY_METHOD),
+    "/hash-fresh": (FaultHandler.hash_fresh, ANY_METHOD),
     "/content": (FaultHandler.content, ANY_METHOD),
     "/not-http": (FaultHandler.not_http, ANY_METHOD),
     "/huge-head": (FaultHandler.huge_head, ANY_METHOD),

@@ -263,8 +263,12 @@ public final class URLSessionTransport: ClientTransport {
     private func streamedTask(
         for body: HTTPBody, urlRequest: inout URLRequest, transfer: URLSessionTransfer
     ) -> URLSessionTask {
-        let source = makeBodySource(for: body) { [weak transfer] error in transfer?.requestBodyFailed(error) }
+        let onFailure: @Sendable (any Error) -> Void = { [weak transfer] error in transfer?.requestBodyFailed(error) }
+        let source = makeBodySource(for: body, onFailure: onFailure)
         transfer.attach(source, holding: Self.readsMayWait(body) ? URLSessionBodyPump.GateHold() : nil)
+        if body.isReplayable {
+            transfer.allowRemakingBody { [self] in makeBodySource(for: body, onFailure: onFailure) }
+        }
         urlRequest.httpBodyStream = source.makeInputStream()
         return session.dataTask(with: urlRequest)
     }

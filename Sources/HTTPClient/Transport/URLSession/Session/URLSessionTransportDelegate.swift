@@ -103,12 +103,16 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     /// session's work queue, so it never runs on the thread of a delegate callback.
     private static let challengeQueue = DispatchQueue(label: "Heron.URLSessionTransport.challenge")
 
-    /// A stream body cannot be read twice: the task fails rather than sending a partial body.
+    /// URLSession must send the body again (the connection it started on was closed): a
+    /// body that can be read again is given from its start; a one-shot stream fails the
+    /// transfer at once (see ``URLSessionTransfer/freshBodyStream()``).
     func urlSession(
         _ session: URLSession, task: URLSessionTask,
         needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void
     ) {
-        completionHandler(nil)
+        let stream = transfer(for: task)?.freshBodyStream()
+        completionHandler(stream)
+        if stream == nil { URLSessionTransfer.cancelLater(task) }
     }
 
     /// Responses are never cached by this transport.

@@ -27,6 +27,8 @@ final class URLSessionTransfer: Sendable {
         var reader: CheckedContinuation<Data?, any Error>?
         var task: URLSessionTask?
         var requestBody: (any URLSessionBodySource)?
+        /// Makes the body's source anew, for a body that can be read again.
+        var remakeBody: (@Sendable () -> any URLSessionBodySource)?
         var gateHold: URLSessionBodyPump.GateHold?
         var head: HTTPResponse?
         var bytesSent: Int64 = 0
@@ -111,6 +113,37 @@ final class URLSessionTransfer: Sendable {
             shared.requestBody = source
             shared.gateHold = gateHold
         }
+    }
+
+    /// Lets the transfer make its body's source again (a body that can be read again).
+    func allowRemakingBody(_ make: @escaping @Sendable () -> any URLSessionBodySource) {
+        shared.withLock { $0.remakeBody = make }
+    }
+
+    /// A new stream of the whole body, when URLSession must send it again: libcurl found the
+    /// kept-alive connection it started on closed by the server and sends the request again on
+    /// a new one, asking for the body from its start. `nil` for a body that can be read only
+    /// once: the transfer then fails at once, saying the request may have reached the server,
+    /// rather than let libcurl send the head without its body, which left both sides waiting
+    /// until the timeout (60 s by default).
+    func freshBodyStream() -> InputStream? {
+        let fresh: (any URLSessionBodySource)? = shared.withLock { shared in
+            guard let make = shared.remakeBody else { return nil }
+            let source = make()
+            let old = shared.requestBody
+            shared.requestBody = source
+            old?.close()
+            return source
+        }
+        guard let fresh else {
+            requestBodyFailed(
+                ClientError(
+                    .connectionLost,
+                    "the connection closed while the request was sent, and its body, a one-shot stream, cannot be "
+                        + "sent again: the request may have reached the server", request: request))
+            return nil
+        }
+        return fresh.makeInputStream()
     }
 
     /// Stores the task before it runs.
@@ -374,6 +407,9 @@ final class URLSessionTransfer: Sendable {
         case .noHead:
             return ClientError(.invalidResponse, "the connection ended without a response head", request: request)
         case .invalidHead(let error):
+            return error
+        case .requestBodyFailed(let error as ClientError):
+            // The transfer's own verdict on the body (one that cannot be sent again).
             return error
         case .requestBodyFailed(let error):
             return ClientError(
