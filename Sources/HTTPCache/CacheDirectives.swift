@@ -100,22 +100,36 @@ struct CacheDirectives: Sendable, Equatable {
         func skipBlanks() {
             while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x09 { index += 1 }
         }
+        // Once a quote is found never closed, quotes are plain bytes for the rest of the field
+        // (each later quote would otherwise be looked past to the end again: quadratic).
+        var quotesAreText = false
+        /// The index of the quote closing a quoted string whose text starts at `start`,
+        /// skipping backslash escapes; `nil` (and quotes are text from then on) when none does.
+        func closingQuote(from start: Int) -> Int? {
+            guard !quotesAreText else { return nil }
+            var position = start
+            while position < bytes.count {
+                if bytes[position] == UInt8(ascii: "\\") {
+                    position += 2
+                    continue
+                }
+                if bytes[position] == UInt8(ascii: "\"") { return position }
+                position += 1
+            }
+            quotesAreText = true
+            return nil
+        }
         func skipMember() {
-            // To the next comma outside a quoted string.
-            var inQuotes = false
+            // To the next comma outside a quoted string; a quote never closed is a plain byte,
+            // so that the members after it (a `no-store`, say) still apply, as a cautious
+            // cache reads them.
             while index < bytes.count {
                 let byte = bytes[index]
-                if inQuotes {
-                    if byte == UInt8(ascii: "\\") {
-                        index += 1
-                    } else if byte == UInt8(ascii: "\"") {
-                        inQuotes = false
-                    }
-                } else if byte == UInt8(ascii: "\"") {
-                    inQuotes = true
-                } else if byte == UInt8(ascii: ",") {
-                    return
+                if byte == UInt8(ascii: "\""), let close = closingQuote(from: index + 1) {
+                    index = close + 1
+                    continue
                 }
+                if byte == UInt8(ascii: ",") { return }
                 index += 1
             }
         }
@@ -136,25 +150,20 @@ struct CacheDirectives: Sendable, Equatable {
             var argument: String?
             if index < bytes.count, bytes[index] == UInt8(ascii: "=") {
                 index += 1
-                if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
-                    index += 1
+                if index < bytes.count, bytes[index] == UInt8(ascii: "\""), let close = closingQuote(from: index + 1) {
                     var text: [UInt8] = []
-                    var closed = false
-                    while index < bytes.count {
-                        let byte = bytes[index]
-                        index += 1
-                        if byte == UInt8(ascii: "\\"), index < bytes.count {
-                            text.append(bytes[index])
-                            index += 1
-                        } else if byte == UInt8(ascii: "\"") {
-                            closed = true
-                            break
-                        } else {
-                            text.append(byte)
-                        }
+                    var position = index + 1
+                    while position < close {
+                        if bytes[position] == UInt8(ascii: "\\"), position + 1 < close { position += 1 }
+                        text.append(bytes[position])
+                        position += 1
                     }
-                    guard closed else { break }
+                    index = close + 1
                     argument = String(decoding: text, as: UTF8.self)
+                } else if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
+                    // A quote never closed makes this member invalid, not the rest of the field.
+                    skipMember()
+                    continue
                 } else {
                     let start = index
                     while index < bytes.count, Self.isTokenByte(bytes[index]) { index += 1 }

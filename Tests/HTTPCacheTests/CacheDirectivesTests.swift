@@ -17,6 +17,23 @@ struct CacheDirectivesTests: CachingClientSuite {
         #expect(CacheDirectives(parsing: #"ext="max-age=5""#).seconds("max-age") == nil)
     }
 
+    @Test("a quote never closed spoils its own member only: the directives after it apply (found by fuzzing)")
+    func unclosedQuote() {
+        // The fuzz target cache-control found a response whose `no-store` followed an
+        // unclosed quote served as a hit: the quote had swallowed the rest of the field.
+        let spoiled = CacheDirectives(parsing: #"max-age=60, prava="360Op, no-store,h=5"#)
+        #expect(spoiled.has("no-store") && spoiled.has("h"))
+        #expect(spoiled.seconds("max-age") == .value(60))
+        #expect(!spoiled.has("prava"))
+        #expect(CacheDirectives(parsing: #""abc, no-store"#).has("no-store"))
+        // A closed quoted string still hides what it holds, escapes and commas included.
+        let quoted = CacheDirectives(parsing: #"ext="a\"b, no-store", max-age=5"#)
+        #expect(!quoted.has("no-store") && quoted.has("ext") && quoted.seconds("max-age") == .value(5))
+        // After an unclosed quote every later quote is text: linear, whatever the field holds.
+        let many = String(repeating: #"\""#, count: 50_000) + ", no-store"
+        #expect(CacheDirectives(parsing: #"a=""# + many).has("no-store"))
+    }
+
     @Test("a response with max-age=\"3600\" is served fresh from the cache")
     func quotedMaxAgeIsFresh() async throws {
         let clock = ManualClock()

@@ -45,14 +45,55 @@ public func fuzzCacheControl(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt 
 }
 
 /// The directive names of a `Cache-Control` value, lowercased: what a reader of RFC 9111 §5.2
-/// would take them to be, to check the cache against.
+/// would take them to be, to check the cache against. Members are split at commas outside a
+/// quoted string (RFC 9110 §5.6.4); a quote that is never closed is a plain character, and so
+/// is every quote after it, so the members after it still count.
 func directives(_ value: String) -> Set<String> {
-    Set(
-        value.split(separator: ",").compactMap { member in
+    var members: [String] = []
+    var current = ""
+    var characters = Array(value)[...]
+    var quotesAreText = false
+    while let character = characters.popFirst() {
+        if character == "\"", !quotesAreText,
+            let close = closingQuote(in: characters)
+                ?? {
+                    quotesAreText = true
+                    return nil
+                }()
+        {
+            current.append(character)
+            current += String(characters[..<close])
+            current.append("\"")
+            characters = characters[(close + 1)...]
+        } else if character == "," {
+            members.append(current)
+            current = ""
+        } else {
+            current.append(character)
+        }
+    }
+    members.append(current)
+    return Set(
+        members.compactMap { member in
             let name = member.split(separator: "=", maxSplits: 1).first ?? ""
             let trimmed = name.trimmingCharacters(in: .whitespaces).lowercased()
             return trimmed.isEmpty ? nil : trimmed
         })
+}
+
+/// The index of the quote that closes a quoted string whose text starts `text`, skipping
+/// backslash escapes; `nil` when none does.
+func closingQuote(in text: ArraySlice<Character>) -> Int? {
+    var index = text.startIndex
+    while index < text.endIndex {
+        if text[index] == "\\" {
+            index += 2
+            continue
+        }
+        if text[index] == "\"" { return index }
+        index += 1
+    }
+    return nil
 }
 
 /// The client and cache every input uses.
