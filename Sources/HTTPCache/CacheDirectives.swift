@@ -148,6 +148,18 @@ struct CacheDirectives: Sendable, Equatable {
             }
             let name = String(decoding: bytes[nameStart..<index], as: UTF8.self).lowercased()
             var argument: String?
+            let afterName = index
+            /// A member whose name is a token but whose rest is not valid (`no-store=0 x`, an
+            /// argument left empty, a quote never closed) still counts by its name, its rest
+            /// kept as an argument no reader accepts as a number: a cautious cache honours a
+            /// `no-store` or `private` a server wrote badly, and a malformed `max-age` is invalid
+            /// (so the response is stale, RFC 9111 §4.2.1), not absent.
+            func malformed() {
+                skipMember()
+                if arguments[name] == nil {
+                    arguments[name] = .some(String(decoding: bytes[afterName..<index], as: UTF8.self))
+                }
+            }
             if index < bytes.count, bytes[index] == UInt8(ascii: "=") {
                 index += 1
                 if index < bytes.count, bytes[index] == UInt8(ascii: "\""), let close = closingQuote(from: index + 1) {
@@ -162,13 +174,13 @@ struct CacheDirectives: Sendable, Equatable {
                     argument = String(decoding: text, as: UTF8.self)
                 } else if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
                     // A quote never closed makes this member invalid, not the rest of the field.
-                    skipMember()
+                    malformed()
                     continue
                 } else {
                     let start = index
                     while index < bytes.count, Self.isTokenByte(bytes[index]) { index += 1 }
                     guard index > start else {
-                        skipMember()
+                        malformed()
                         continue
                     }
                     argument = String(decoding: bytes[start..<index], as: UTF8.self)
@@ -176,7 +188,7 @@ struct CacheDirectives: Sendable, Equatable {
             }
             skipBlanks()
             guard index == bytes.count || bytes[index] == UInt8(ascii: ",") else {
-                skipMember()
+                malformed()
                 continue
             }
             if arguments[name] == nil {
