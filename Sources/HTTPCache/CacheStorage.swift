@@ -54,6 +54,16 @@ public protocol CacheStorage: Sendable {
     /// - Throws: An error of the storage.
     func remove(_ ids: [String], for key: CacheKey) throws
 
+    /// Drops the entries with these IDs stored for `key` because newer entries of the key
+    /// replace them (the cache keeps one entry per variant and at most its variant limit);
+    /// unlike ``remove(_:for:)``, the writers of `key` still in flight are left alone, since
+    /// nothing they hold was made stale.
+    /// - Parameters:
+    ///   - ids: The entries replaced.
+    ///   - key: Their key.
+    /// - Throws: An error of the storage.
+    func removeReplaced(_ ids: [String], for key: CacheKey) throws
+
     /// Drops every entry of `partition`, or every entry when `partition` is `nil`.
     /// - Parameter partition: The partition to empty, or `nil` for all.
     /// - Throws: An error of the storage.
@@ -77,6 +87,16 @@ public protocol CacheStorage: Sendable {
 }
 
 extension CacheStorage {
+    /// Drops the entries with ``remove(_:for:)``: a storage without a way to keep its writers
+    /// of `key` may drop what they write too.
+    /// - Parameters:
+    ///   - ids: The entries replaced.
+    ///   - key: Their key.
+    /// - Throws: An error of the storage.
+    public func removeReplaced(_ ids: [String], for key: CacheKey) throws {
+        try remove(ids, for: key)
+    }
+
     /// Drops every entry (``removeAll(partition:)`` with `nil`): a storage that cannot find
     /// the entries of a URI across partitions invalidates too much rather than too little.
     /// - Parameter uri: The request URI.

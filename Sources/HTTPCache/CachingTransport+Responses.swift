@@ -346,11 +346,9 @@ extension CachingTransport {
             key: exchange.key, head: Self.storedHead(response.head),
             requestTime: requestTime, responseTime: responseTime)
         entry.varyValues = VaryRule.values(of: entry.varyNames, in: exchange.request.headerFields)
-        var superseded = replacing.map(\.id)
-        if let others = try? storage.entries(for: exchange.key) {
-            let kept = others.filter { !superseded.contains($0.id) }.sorted(by: Self.newerFirst)
-            superseded += kept.dropFirst(max(0, configuration.variantLimit - 1)).map(\.id)
-        }
+        // The entries this one replaces (its variant); which other variants stay is decided
+        // when it is committed (`pruneVariants`), when every store begun beside it can be seen.
+        let superseded = replacing.map(\.id)
         guard let writer = try? storage.makeWriter(for: entry, replacing: superseded) else {
             annotate(&response.head, status)
             return response
@@ -425,7 +423,8 @@ extension CachingTransport {
                 surplus.append(entry.id)
             }
         }
-        if !surplus.isEmpty { try? storage.remove(surplus, for: key) }
+        // Not `remove`, which would also void the stores of the key still in flight.
+        if !surplus.isEmpty { try? storage.removeReplaced(surplus, for: key) }
     }
 
     /// Whether RFC 9111 §3 lets this private cache store `head`, the answer to `request`: a

@@ -307,6 +307,19 @@ public final class DiskCacheStorage: CacheStorage {
         }
     }
 
+    /// Deletes entries of `key` that newer ones replace; writers of `key` in flight commit.
+    /// - Parameters:
+    ///   - ids: The entries.
+    ///   - key: Their key.
+    public func removeReplaced(_ ids: [String], for key: CacheKey) {
+        withIndex { state in
+            for id in ids {
+                state.forget(id)
+                unlink(path(of: id))
+            }
+        }
+    }
+
     /// Deletes every entry of `uri`, in every partition.
     /// - Parameter uri: The request URI.
     /// - Returns: How many entries were deleted.

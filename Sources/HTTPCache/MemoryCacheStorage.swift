@@ -151,6 +151,16 @@ public final class MemoryCacheStorage: CacheStorage {
         }
     }
 
+    /// Drops entries of `key` that newer ones replace; writers of `key` in flight commit.
+    /// - Parameters:
+    ///   - ids: The entries.
+    ///   - key: Their key.
+    public func removeReplaced(_ ids: [String], for key: CacheKey) {
+        state.withLock { state in
+            for id in ids { state.drop(id) }
+        }
+    }
+
     /// Drops every entry of `uri`, in every partition.
     /// - Parameter uri: The request URI.
     /// - Returns: How many entries were dropped.
