@@ -148,17 +148,15 @@ struct CacheDirectives: Sendable, Equatable {
             }
             let name = String(decoding: bytes[nameStart..<index], as: UTF8.self).lowercased()
             var argument: String?
-            let afterName = index
             /// A member whose name is a token but whose rest is not valid (`no-store=0 x`, an
-            /// argument left empty, a quote never closed) still counts by its name, its rest
-            /// kept as an argument no reader accepts as a number: a cautious cache honours a
-            /// `no-store` or `private` a server wrote badly, and a malformed `max-age` is invalid
-            /// (so the response is stale, RFC 9111 §4.2.1), not absent.
+            /// argument left empty, a quote never closed) still counts by its name, without an
+            /// argument: a cautious cache honours a `no-store` or `private` a server wrote
+            /// badly, reads a malformed `no-cache="…` as unqualified (validate every use), and a
+            /// malformed `max-age` as invalid (so the response is stale, RFC 9111 §4.2.1), not
+            /// absent.
             func malformed() {
                 skipMember()
-                if arguments[name] == nil {
-                    arguments[name] = .some(String(decoding: bytes[afterName..<index], as: UTF8.self))
-                }
+                if arguments[name] == nil { arguments[name] = .some(nil) }
             }
             if index < bytes.count, bytes[index] == UInt8(ascii: "=") {
                 index += 1

@@ -24,13 +24,17 @@ struct CacheDirectivesTests: CachingClientSuite {
         let spoiled = CacheDirectives(parsing: #"max-age=60, prava="360Op, no-store,h=5"#)
         #expect(spoiled.has("no-store") && spoiled.has("h"))
         #expect(spoiled.seconds("max-age") == .value(60))
-        // A malformed member counts by its name, its argument one no reader accepts.
+        // A malformed member counts by its name, without an argument.
         #expect(spoiled.has("prava") && spoiled.seconds("prava") == .invalid)
         // Found next: `no-store=0 pprav` hid the no-store it names.
         let junk = CacheDirectives(parsing: "max-age=60, no-store=0 pprav, max-stale=30-n")
         #expect(junk.has("no-store") && junk.seconds("max-stale") == .invalid)
         #expect(CacheDirectives(parsing: "max-age=60 seconds").seconds("max-age") == .invalid)
         #expect(CacheDirectives(parsing: "private=").has("private"))
+        // A malformed no-cache is the unqualified one: validate every use.
+        let noCache = CacheDirectives(parsing: #"no-cache="Set-Cookie, max-age=60"#)
+        #expect(noCache.has("no-cache") && noCache.fieldNames(of: "no-cache").isEmpty)
+        #expect(CachingTransport.requiresValidation(noCache))
         #expect(CacheDirectives(parsing: #""abc, no-store"#).has("no-store"))
         // A closed quoted string still hides what it holds, escapes and commas included.
         let quoted = CacheDirectives(parsing: #"ext="a\"b, no-store", max-age=5"#)
