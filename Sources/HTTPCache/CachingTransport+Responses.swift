@@ -196,7 +196,7 @@ extension CachingTransport {
     {
         var updated = entry
         var fields = entry.head.headerFields
-        let skipped = CacheRules.fieldsKeptOnUpdate.union(connectionListed(response.headerFields))
+        let skipped = CacheRules.fieldsKeptOnUpdate.union(response.headerFields.connectionListed)
         var replaced = Set<HTTPFieldName>()
         for field in response.headerFields where !skipped.contains(field.name.canonicalName) {
             if replaced.insert(field.name).inserted { fields.remove(field.name) }
@@ -211,17 +211,6 @@ extension CachingTransport {
         updated.requestTime = requestTime
         updated.responseTime = responseTime
         return updated
-    }
-
-    /// The lowercased names `Connection` lists.
-    static func connectionListed(_ fields: HTTPFields) -> Set<String> {
-        var names = Set<String>()
-        for line in fields[values: .connection] {
-            for member in line.split(separator: ",") {
-                names.insert(member.trimmingCharacters(in: .whitespaces).lowercased())
-            }
-        }
-        return names
     }
 
     /// Freshens the stored `GET` responses a `200` to a `HEAD` request matches (RFC 9111
@@ -468,7 +457,7 @@ extension CachingTransport {
     /// cache must not store (RFC 9111 §3.1), and without its URL, which may hold a token or a
     /// password (an answer served from the entry takes the URL of the request it answers).
     static func storedHead(_ head: HTTPResponse) -> HTTPResponse {
-        let skipped = CacheRules.unstoredFields.union(connectionListed(head.headerFields))
+        let skipped = CacheRules.unstoredFields.union(head.headerFields.connectionListed)
         return HTTPResponse(
             status: head.status,
             headerFields: HTTPFields(head.headerFields.filter { !skipped.contains($0.name.canonicalName) }))

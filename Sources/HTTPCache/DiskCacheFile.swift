@@ -106,13 +106,12 @@ enum DiskCacheFile {
 
     /// The entry stored in the file at `path`, or why it is not a valid entry file.
     static func read(_ path: String, id: String) -> Result<CacheEntry, Corrupt> {
-        let descriptor = openEntry(path)
-        guard descriptor >= 0 else { return .failure(Corrupt(reason: "cannot open: errno \(errno)")) }
-        defer { _ = close(descriptor) }
         var info = stat()
-        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-            return .failure(Corrupt(reason: "not a regular file"))
+        let descriptor = openEntry(path, info: &info)
+        guard descriptor >= 0 else {
+            return .failure(Corrupt(reason: errno == EINVAL ? "not a regular file" : "cannot open: errno \(errno)"))
         }
+        defer { _ = close(descriptor) }
         let size = Int64(info.st_size)
         guard size >= headerSize + trailerSize,
             let start = readBytes(descriptor, at: 0, count: Int(headerSize)),
@@ -136,15 +135,22 @@ enum DiskCacheFile {
     /// Opens the entry file at `path` for reading, or returns -1 with `errno` set: only a
     /// regular file, looked at before it is opened (a FIFO, a device or a link named like an
     /// entry is never opened), and opened `O_NONBLOCK | O_NOFOLLOW`, so that a file swapped for
-    /// a FIFO in between cannot block the open (a FIFO's open for reading waits for a writer).
-    static func openEntry(_ path: String) -> Int32 {
-        var info = stat()
+    /// a FIFO in between cannot block the open (a FIFO's open for reading waits for a writer);
+    /// what was opened is checked again, and `info` holds its status.
+    static func openEntry(_ path: String, info: inout stat) -> Int32 {
         guard lstat(path, &info) == 0 else { return -1 }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
             errno = EINVAL
             return -1
         }
-        return open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW)
+        guard descriptor >= 0 else { return -1 }
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            _ = close(descriptor)
+            errno = EINVAL
+            return -1
+        }
+        return descriptor
     }
 
     /// Why a file is not a valid entry.
@@ -176,13 +182,9 @@ final class DiskBodySource: Sendable {
     let length: Int64
 
     init?(path: String, length: Int64) {
-        let opened = DiskCacheFile.openEntry(path)
-        guard opened >= 0 else { return nil }
         var info = stat()
-        guard fstat(opened, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-            _ = close(opened)
-            return nil
-        }
+        let opened = DiskCacheFile.openEntry(path, info: &info)
+        guard opened >= 0 else { return nil }
         descriptor = Locked(opened)
         self.length = length
     }

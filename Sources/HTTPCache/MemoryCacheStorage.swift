@@ -226,18 +226,17 @@ final class MemoryBodyWriter: CacheBodyWriter {
     func write(_ chunk: Data) throws {
         try state.withLock { state in
             guard !state.done else { return }
-            guard Int64(state.data.count + chunk.count) <= limit else {
+            func fail(_ reason: String) -> ClientError {
                 state.done = true
                 state.data = Data()
                 reservation.release()
-                throw ClientError(.cacheStorageFailed, "the body exceeds the storage's capacity of \(limit) bytes")
+                return ClientError(.cacheStorageFailed, reason)
+            }
+            guard Int64(state.data.count + chunk.count) <= limit else {
+                throw fail("the body exceeds the storage's capacity of \(limit) bytes")
             }
             guard reservation.hold(Int64(chunk.count)) else {
-                state.done = true
-                state.data = Data()
-                reservation.release()
-                throw ClientError(
-                    .cacheStorageFailed, "the bodies being stored at once would exceed the capacity of \(limit) bytes")
+                throw fail("the bodies being stored at once would exceed the capacity of \(limit) bytes")
             }
             state.data.append(chunk)
         }

@@ -156,7 +156,7 @@ public enum URLRedaction {
     /// - Returns: The text without its secrets.
     package static func redactingBody(_ text: String, json: Bool, fingerprinting: Bool) -> String {
         json
-            ? redactedMembers(text, hiddenQueryNames, fingerprinting: fingerprinting)
+            ? redactedMembers(text, hiddenQueryNames, hiding: Hiding(fingerprinting: fingerprinting))
             : redacted(text, hiddenQueryNames, hiding: Hiding(fingerprinting: fingerprinting))
     }
 
@@ -175,7 +175,7 @@ public enum URLRedaction {
     public static func displayBody(_ body: Data, limit: Int = 200) -> String {
         let text = String(decoding: body.prefix(max(0, limit)), as: UTF8.self)
         let hidden = hiddenQueryNames
-        var shown = redactedMembers(text, hidden, fingerprinting: false)
+        var shown = redactedMembers(text, hidden, hiding: .marker)
         if let first = shown.first(where: { !$0.isWhitespace }), !"{[<".contains(first) {
             shown = redacted(shown, hidden, hiding: .marker)
         }
@@ -235,7 +235,7 @@ public enum URLRedaction {
     /// `text` with the string and number values of secret-named JSON members replaced by
     /// `***` (a number by the string `"***"`), or by their fingerprints; a value cut short by
     /// the end of the text is hidden too.
-    private static func redactedMembers(_ text: String, _ hidden: Set<String>, fingerprinting: Bool) -> String {
+    private static func redactedMembers(_ text: String, _ hidden: Set<String>, hiding: Hiding) -> String {
         guard text.contains("\"") else { return text }
         let characters = Array(text)
         var result = ""
@@ -278,7 +278,7 @@ public enum URLRedaction {
                     numberEnd += 1
                 }
                 let number = String(characters[value..<numberEnd])
-                result += String(characters[index..<value]) + "\"" + (fingerprinting ? fingerprint(of: number) : marker)
+                result += String(characters[index..<value]) + "\"" + hiding.hide(number)
                 result += "\""
                 index = numberEnd
                 continue
@@ -286,7 +286,7 @@ public enum URLRedaction {
             guard characters[value] == "\"" else { continue }
             let valueEnd = stringEnd(from: value + 1)
             let string = String(characters[(value + 1)..<valueEnd])
-            result += String(characters[index...value]) + (fingerprinting ? fingerprint(of: string) : marker)
+            result += String(characters[index...value]) + hiding.hide(string)
             if valueEnd < characters.count { result.append("\"") }
             index = valueEnd + 1
         }

@@ -34,12 +34,7 @@ extension HTTPRequest {
     package mutating func dropHopByHopFields() {
         let fields = headerFields
         guard fields.contains(where: { Self.hopByHop.contains($0.name) }) else { return }
-        var listed = Set<String>()
-        for line in fields[values: .connection] {
-            for member in line.split(separator: ",") {
-                listed.insert(member.trimmingCharacters(in: .whitespaces).lowercased())
-            }
-        }
+        let listed = fields.connectionListed
         var kept = HTTPFields()
         for field in fields
         where !Self.hopByHop.contains(field.name) && !listed.contains(field.name.canonicalName) {
@@ -54,4 +49,18 @@ extension HTTPRequest {
         .connection, try! HTTPFieldName("Keep-Alive"), try! HTTPFieldName("Proxy-Connection"),
         try! HTTPFieldName("Upgrade"),
     ]
+}
+
+extension HTTPFields {
+    /// The lowercased field names the `Connection` lines list (RFC 9110 §7.6.1): fields of this
+    /// connection alone, which the client drops before sending and a cache never stores.
+    package var connectionListed: Set<String> {
+        var names = Set<String>()
+        for line in self[values: .connection] {
+            for member in line.split(separator: ",") {
+                names.insert(member.trimmingCharacters(in: .whitespaces).lowercased())
+            }
+        }
+        return names
+    }
 }

@@ -9,11 +9,13 @@ extension HTTPCore.HTTPResponse {
     /// - Parameters:
     ///   - status: The status AsyncHTTPClient received.
     ///   - headers: The header fields AsyncHTTPClient received.
+    ///   - version: The HTTP version it came over, when known.
     ///   - request: The request it answers: its URL becomes the response's.
     /// - Throws: ``ClientError/Code/invalidResponse`` for a status outside 100...599 or a
     ///   field whose name or value is not valid HTTP.
     init(
-        status received: HTTPResponseStatus, headers: HTTPHeaders, for request: HTTPCore.HTTPRequest
+        status received: HTTPResponseStatus, headers: HTTPHeaders, version: NIOHTTP1.HTTPVersion? = nil,
+        for request: HTTPCore.HTTPRequest
     ) throws(ClientError) {
         let code = Int(received.code)
         let status: HTTPStatus
@@ -35,6 +37,7 @@ extension HTTPCore.HTTPResponse {
             }
         }
         self.init(status: status, headerFields: fields, url: request.url)
+        self.version = version.map { HTTPCore.HTTPVersion(major: $0.major, minor: $0.minor) }
     }
 
     /// Whether this response to `request` has a body: not for a `HEAD` request, `204` or

@@ -32,9 +32,8 @@ struct Exchange: Sendable {
                     "the AsyncHTTPClient HTTPClient follows redirects; make it with redirectConfiguration: .disallow "
                         + "(Heron's client follows them)", request: request)
             }
-            var received = try HTTPResponse(status: response.status, headers: response.headers, for: request)
-            received.version = HTTPCore.HTTPVersion(major: response.version.major, minor: response.version.minor)
-            let answer = received
+            let answer = try HTTPResponse(
+                status: response.status, headers: response.headers, version: response.version, for: request)
             head = answer
             guardian?.touch()
             let body: HTTPBody?

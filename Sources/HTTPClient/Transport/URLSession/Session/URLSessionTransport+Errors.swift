@@ -56,7 +56,7 @@ extension URLSessionTransport {
         let coding = head.headerFields[values: .contentEncoding].joined(separator: ", ")
         guard error.code == .unknown || error.code == .cannotDecodeContentData, !coding.isEmpty else { return nil }
         let reason = (error as NSError).localizedDescription.lowercased()
-        if reason.contains("encoding") || reason.contains("unencoding") || error.code == .cannotDecodeContentData {
+        if reason.contains("encoding") || error.code == .cannotDecodeContentData {
             return coding
         }
         let decoded: Set<String> = ["identity", "gzip", "x-gzip", "deflate", "br", "zstd"]

@@ -127,15 +127,8 @@ final class URLSessionTransfer: Sendable {
     /// rather than let libcurl send the head without its body, which left both sides waiting
     /// until the timeout (60 s by default).
     func freshBodyStream() -> InputStream? {
-        let fresh: (any URLSessionBodySource)? = shared.withLock { shared in
-            guard let make = shared.remakeBody else { return nil }
-            let source = make()
-            let old = shared.requestBody
-            shared.requestBody = source
-            old?.close()
-            return source
-        }
-        guard let fresh else {
+        let make = shared.withLock { $0.remakeBody }
+        guard let make else {
             requestBodyFailed(
                 ClientError(
                     .connectionLost,
@@ -143,6 +136,13 @@ final class URLSessionTransfer: Sendable {
                         + "sent again: the request may have reached the server", request: request))
             return nil
         }
+        // Made, and the old source closed, outside the lock, as the transfer's end closes it.
+        let fresh = make()
+        let old = shared.withLock { shared in
+            defer { shared.requestBody = fresh }
+            return shared.requestBody
+        }
+        old?.close()
         return fresh.makeInputStream()
     }
 
