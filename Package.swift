@@ -59,9 +59,19 @@ let package = Package(
             path: "Tests/UploadProbe",
             swiftSettings: swiftSettings
         ),
+        // A child process for HTTPClientTests' trailer test (see Tests/TrailerProbe): a response
+        // with trailers ends a Linux process inside swift-corelibs-foundation.
+        .executableTarget(
+            name: "HeronTrailerProbe",
+            dependencies: ["HTTPClient", "HTTPCore"],
+            path: "Tests/TrailerProbe",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "HTTPClientTests",
-            dependencies: ["HTTPClient", "HTTPClientTesting", "TestSupport", "HeronUploadProbe"],
+            dependencies: [
+                "HTTPClient", "HTTPClientTesting", "TestSupport", "HeronUploadProbe", "HeronTrailerProbe",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

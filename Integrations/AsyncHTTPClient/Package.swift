@@ -15,9 +15,22 @@ let package = Package(
     products: [
         .library(name: "HeronAsyncHTTPClient", targets: ["HeronAsyncHTTPClient"])
     ],
+    traits: [
+        .trait(
+            name: "ResponseTrailers",
+            description: """
+                Delivers the trailer fields of responses (HTTPBody.trailerFields), which
+                AsyncHTTPClient exposes only with its UnstableHTTPAPIsSupport trait, whose API
+                may change in any release: enable it only with an exact AsyncHTTPClient version.
+                """
+        ),
+        .default(enabledTraits: []),
+    ],
     dependencies: [
         .package(name: "Heron", path: "../.."),
-        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(
+            url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0",
+            traits: [.trait(name: "UnstableHTTPAPIsSupport", condition: .when(traits: ["ResponseTrailers"]))]),
         // At least the versions async-http-client 1.37.0 resolves to, named for the modules used directly.
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),

@@ -391,9 +391,10 @@ extension CachingTransport {
             }
             return response
         }
-        response.body = HTTPBody(length: body.length, iterationBehavior: .single) {
-            StoringChunks(body: body, writer: writer, expected: expected, finished: finished)
-        }
+        response.body = HTTPBody(
+            length: body.length, iterationBehavior: .single,
+            makeSequence: { StoringChunks(body: body, writer: writer, expected: expected, finished: finished) },
+            trailerFields: { body.trailerFields })
         return response
     }
 

@@ -114,13 +114,51 @@ public struct HTTPBody: Sendable {
     public init<ChunkSequence: AsyncSequence & Sendable>(
         length: Length, iterationBehavior: IterationBehavior, makeSequence: @escaping @Sendable () -> ChunkSequence
     ) where ChunkSequence.Element == Data {
+        self.init(length: length, iterationBehavior: iterationBehavior, makeSequence: makeSequence, trailerFields: nil)
+    }
+
+    /// A response body streamed from a sequence, followed by a trailer section (RFC 9110
+    /// §6.5) that `trailerFields` returns once the sequence has ended: how a transport hands
+    /// on the trailer fields it receives.
+    ///
+    /// ```swift
+    /// let body = HTTPBody(
+    ///     length: .unknown, iterationBehavior: .single,
+    ///     makeSequence: { AsyncStream<Data> { $0.yield(Data("hello".utf8)); $0.finish() } },
+    ///     trailerFields: { try? HTTPFields(["Checksum": "abc123"]) })
+    /// _ = try await body.collect(upTo: 1024)
+    /// print(body.trailerFields?[try HTTPFieldName("Checksum")] ?? "none")  // abc123
+    /// ```
+    /// - Parameters:
+    ///   - length: The total length, if known; checked while reading.
+    ///   - iterationBehavior: Whether `makeSequence` may be called more than once.
+    ///   - makeSequence: Makes a fresh sequence of the chunks.
+    ///   - trailerFields: Returns the trailer section once the sequence has ended, `nil`
+    ///     before then or when there is none; called each time ``trailerFields`` is read.
+    public init<ChunkSequence: AsyncSequence & Sendable>(
+        length: Length, iterationBehavior: IterationBehavior, makeSequence: @escaping @Sendable () -> ChunkSequence,
+        trailerFields: (@Sendable () -> HTTPFields?)?
+    ) where ChunkSequence.Element == Data {
         self.storage = .stream(
-            ChunkProducer(single: iterationBehavior == .single) {
+            ChunkProducer(single: iterationBehavior == .single, trailerFields: trailerFields) {
                 var iterator = makeSequence().makeAsyncIterator()
                 return { _ in try await iterator.next() }
             })
         self.length = length
         self.iterationBehavior = iterationBehavior
+    }
+
+    /// The trailer section (RFC 9110 §6.5) that followed the body, once the body has been
+    /// read to its end; `nil` before then, when there was none, and for bodies whose
+    /// transport does not deliver trailers.
+    ///
+    /// Of Heron's transports only the AsyncHTTPClient one delivers them, with its
+    /// `ResponseTrailers` package trait; URLSession does not expose trailers (and on Linux
+    /// a response with trailers ends the process: see the transports guide). A body in
+    /// memory or in a file has none.
+    public var trailerFields: HTTPFields? {
+        guard case .stream(let producer) = storage else { return nil }
+        return producer.trailerFields?()
     }
 
     /// Where the bytes come from.
@@ -200,15 +238,18 @@ final class ChunkProducer: @unchecked Sendable {
     private let make: @Sendable () -> Next
     /// Makes the `InputStream` of a body made from streams, which transports may read directly.
     let makeInputStream: (@Sendable () throws -> InputStream)?
+    /// Returns the trailer section once the stream has ended, when its maker delivers one.
+    let trailerFields: (@Sendable () -> HTTPFields?)?
     private let lock = NSLock()
     private var consumed = false
 
     init(
         single: Bool, makeInputStream: (@Sendable () throws -> InputStream)? = nil,
-        make: @escaping @Sendable () -> Next
+        trailerFields: (@Sendable () -> HTTPFields?)? = nil, make: @escaping @Sendable () -> Next
     ) {
         self.single = single
         self.makeInputStream = makeInputStream
+        self.trailerFields = trailerFields
         self.make = make
     }
 

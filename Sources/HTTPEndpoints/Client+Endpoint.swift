@@ -165,8 +165,7 @@ extension Client {
                 let body = try await Self.collect(response.body, limit: EndpointError.bodyLimit)
                 try endpoint.check(response.head, body: body, request: response.request, defaults: defaults)
             }
-            return ClientResponse(
-                head: response.head, body: wrap(response.body), request: response.request, metrics: response.metrics)
+            return response.map(wrap)
         case .opened(let open):
             let connection = EventConnection(
                 client: self, request: request, options: options, name: endpoint.name,
@@ -200,8 +199,7 @@ extension Client {
                 try? FileManager.default.removeItem(at: partial)
                 throw error
             }
-            return ClientResponse(
-                head: response.head, body: wrap(target), request: response.request, metrics: response.metrics)
+            return response.map { _ in wrap(target) }
         }
     }
 
@@ -215,8 +213,7 @@ extension Client {
         try endpoint.check(response.head, body: response.body, request: response.request, defaults: defaults)
         do {
             let decoded = try read(response.body, response.head, defaults)
-            return ClientResponse(
-                head: response.head, body: decoded, request: response.request, metrics: response.metrics)
+            return response.map { _ in decoded }
         } catch {
             throw endpoint.decodingFailure(error, response: response)
         }

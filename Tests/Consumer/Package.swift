@@ -23,7 +23,10 @@ let package = Package(
         .package(url: "\(published)/heron.git", .upToNextMinor(from: "0.9.0")),
         .package(url: "\(published)/heron-http-types.git", .upToNextMinor(from: "0.9.0")),
         .package(url: "\(published)/heron-observability.git", .upToNextMinor(from: "0.9.0")),
-        .package(url: "\(published)/heron-async-http-client.git", .upToNextMinor(from: "0.9.0")),
+        // With its trailers on: the integration's trailer test expects them.
+        .package(
+            url: "\(published)/heron-async-http-client.git", .upToNextMinor(from: "0.9.0"),
+            traits: ["ResponseTrailers"]),
         .package(url: "\(published)/heron-openapi.git", .upToNextMinor(from: "0.9.0")),
         // The versions the integrations name, for the modules the calls use directly.
         .package(url: "https://github.com/apple/swift-http-types.git", exact: "1.8.0"),

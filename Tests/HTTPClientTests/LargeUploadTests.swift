@@ -108,28 +108,12 @@ struct LargeUploadTests {
         try await ExternalProcess.run("/usr/bin/env", [program] + arguments)
     }
 
-    /// The probe's executable, which SwiftPM builds into the same folder as this test
-    /// binary (a dependency of the test target): that folder is searched first, then its
-    /// parents (on macOS the test binary lies inside `HeronPackageTests.xctest/Contents/MacOS`),
-    /// then the package's `.build/debug`.
+    /// The probe's executable (see ``ProbeExecutable``).
     private static func probeExecutable() throws -> URL {
-        var starts: [URL] = []
-        if let executable = Bundle.main.executableURL { starts.append(executable.deletingLastPathComponent()) }
-        starts += Bundle.allBundles.filter { $0.bundleURL.pathExtension == "xctest" }
-            .map { $0.bundleURL.deletingLastPathComponent() }
-        var candidates: [URL] = []
-        for start in starts {
-            var folder = start.resolvingSymlinksInPath()
-            for _ in 0..<4 {
-                candidates.append(folder.appendingPathComponent(probeName))
-                folder.deleteLastPathComponent()
-            }
-        }
-        candidates.append(SnippetSource.packageRoot.appendingPathComponent(".build/debug/\(probeName)"))
-        let found = candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
+        let candidates = ProbeExecutable.candidates(probeName).map(\.path)
         return try #require(
-            found,
-            "\(probeName) not found (looked at \(candidates.map(\.path))): build it with `swift build --build-tests`")
+            ProbeExecutable.find(probeName),
+            "\(probeName) not found (looked at \(candidates)): build it with `swift build --build-tests`")
     }
 }
 

@@ -58,6 +58,11 @@ Endpoints
   /encoded?coding=C&n=N       N bytes (default 64) as /bytes sends them, labelled
                               `Content-Encoding: C` (a coding no client decodes, such as
                               `snappy`): the bytes are not encoded at all.
+  /trailers?bytes=N&fields=K  N bytes as /bytes sends them (default 5), chunked, announced by
+                              `Trailer: X-Checksum` and followed by a trailer section (RFC 9112
+                              section 7.1.2): `X-Checksum: <SHA-256 of the body>` and, with K > 0,
+                              K more fields `X-Trailer-i: i`. Over HTTP/1.1 only (the client must
+                              send HTTP/1.1 for the chunked coding).
   /not-http                   answers with bytes that are not an HTTP response at all, then closes.
   /huge-head?fields=N&field_bytes=M
                               200 whose head carries N extra fields `X-Hostile-i: v` and one
@@ -384,6 +389,24 @@ class FaultHandler(http.server.BaseHTTPRequestHandler):
                 sent += size
         self.wfile.write(b"0\r\n\r\n")
 
+    def trailers(self, query):
+        total = query.integer("bytes", default=5)
+        extra = query.integer("fields", default=0, low=0, high=1000)
+        self._discard_body()
+        body = bytes(i % 256 for i in range(total))
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.send_header("Trailer", "X-Checksum")
+        self.end_headers()
+        if self.command == "HEAD":
+            return
+        if body:
+            self.wfile.write(b"%x\r\n" % len(body) + body + b"\r\n")
+        trailer = b"X-Checksum: " + hashlib.sha256(body).hexdigest().encode() + b"\r\n"
+        trailer += b"".join(b"X-Trailer-%d: %d\r\n" % (i, i) for i in range(extra))
+        self.wfile.write(b"0\r\n" + trailer + b"\r\n")
+
     def delay(self, query):
         seconds = query.seconds("seconds")
         time.sleep(seconds)
@@ -707,6 +730,7 @@ ROUTES = {
     "/cacheable": (FaultHandler.cacheable, ANY_METHOD),
     "/hash-fresh": (FaultHandler.hash_fresh, ANY_METHOD),
     "/content": (FaultHandler.content, ANY_METHOD),
+    "/trailers": (FaultHandler.trailers, ANY_METHOD),
     "/not-http": (FaultHandler.not_http, ANY_METHOD),
     "/huge-head": (FaultHandler.huge_head, ANY_METHOD),
     "/overlong": (FaultHandler.overlong, ANY_METHOD),

@@ -66,6 +66,8 @@ struct EventBuffer {
 struct Exchange<Content: Sendable>: Sendable {
     var head: HTTPResponse
     var content: Content
+    /// The body as the transport returned it, for its trailer section.
+    var transportBody: HTTPBody?
     var bytesSent: Int64?
     var request: HTTPRequest
     var redirects: Int
@@ -280,7 +282,8 @@ extension Client {
                 var head = exchange.head
                 if head.url == nil { head.url = exchange.request.url }
                 return ClientResponse(
-                    head: head, body: exchange.content, request: exchange.request, metrics: record.metrics(at: decided))
+                    head: head, body: exchange.content, request: exchange.request, metrics: record.metrics(at: decided),
+                    transportBody: exchange.transportBody)
             }
 
             switch action {
@@ -459,7 +462,8 @@ extension Client {
                     response, request: current, progress: progress, scheduler: deadlines)
                 if !batch.isEmpty { events.emit(batch) }
                 return Exchange(
-                    head: response.head, content: content, bytesSent: response.bytesSent, request: current,
+                    head: response.head, content: content, transportBody: response.body,
+                    bytesSent: response.bytesSent, request: current,
                     redirects: redirects, queued: queued)
             }
             guard redirects < limit else {

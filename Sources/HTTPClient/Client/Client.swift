@@ -165,7 +165,7 @@ public final class Client: Sendable {
                 "cannot move the response body to \(destination.path): \(String(cString: strerror(errno)))",
                 request: response.request, response: response.head)
         }
-        return response.replacingBody(destination)
+        return response.map { _ in destination }
     }
 
     /// Sends a request and returns the response body as it arrives.
@@ -218,12 +218,6 @@ public final class Client: Sendable {
             }
         }
         return request
-    }
-}
-
-extension ClientResponse {
-    func replacingBody<Other: Sendable>(_ body: Other) -> ClientResponse<Other> {
-        ClientResponse<Other>(head: head, body: body, request: request, metrics: metrics)
     }
 }
 

@@ -20,6 +20,8 @@ public struct ClientResponse<Body: Sendable>: Sendable {
     public var request: HTTPRequest
     /// Timings, attempts and byte counts of the whole call.
     public var metrics: ClientMetrics
+    /// The body as the transport returned it, for its trailer section.
+    private var transportBody: HTTPBody?
 
     /// Creates a response.
     /// - Parameters:
@@ -32,6 +34,42 @@ public struct ClientResponse<Body: Sendable>: Sendable {
         self.body = body
         self.request = request
         self.metrics = metrics
+    }
+
+    /// A response whose trailer section is that of `transportBody`, the body its transport
+    /// returned.
+    init(head: HTTPResponse, body: Body, request: HTTPRequest, metrics: ClientMetrics, transportBody: HTTPBody?) {
+        self.init(head: head, body: body, request: request, metrics: metrics)
+        self.transportBody = transportBody
+    }
+
+    /// The trailer section (RFC 9110 §6.5) that followed the body, when the transport
+    /// delivered one: known once the body has been read to its end (at once for
+    /// ``Client/send(_:options:)`` and ``Client/download(_:to:options:)``, after the last
+    /// chunk for ``Client/stream(_:options:)``); `nil` otherwise.
+    ///
+    /// Only the AsyncHTTPClient transport delivers trailers, with its `ResponseTrailers`
+    /// trait; URLSession does not. Trailer fields are never merged into ``headerFields``
+    /// (RFC 9110 §6.5.1: a recipient must not merge them unless the field's definition
+    /// allows it).
+    public var trailerFields: HTTPFields? { transportBody?.trailerFields }
+
+    /// This response with `transform` applied to its body; the head, request, metrics and
+    /// trailer section stay.
+    ///
+    /// ```swift
+    /// let response = try await client.send(HTTPRequest(url: URL(string: "users/42")!))
+    /// let text = try response.map { String(decoding: $0, as: UTF8.self) }
+    /// print(text.status, text.body)
+    /// ```
+    /// - Parameter transform: Makes the new body from the old.
+    /// - Returns: The response with the new body.
+    /// - Throws: What `transform` throws.
+    public func map<NewBody: Sendable, Failure: Error>(
+        _ transform: (Body) throws(Failure) -> NewBody
+    ) throws(Failure) -> ClientResponse<NewBody> {
+        ClientResponse<NewBody>(
+            head: head, body: try transform(body), request: request, metrics: metrics, transportBody: transportBody)
     }
 
     /// The response status.

@@ -115,8 +115,10 @@ public final class HostLimiter: ClientTransport {
             return response
         }
         let permit = Permit { [self] in release(key) }
+        let watched = WatchedChunks(chunks: body.chunks(), watcher: permit)
         response.body = HTTPBody(
-            stream: WatchedChunks(chunks: body.chunks(), watcher: permit), length: body.length)
+            length: body.length, iterationBehavior: .single, makeSequence: { watched },
+            trailerFields: { body.trailerFields })
         return response
     }
 

@@ -152,9 +152,10 @@ public final class HARRecorder: ClientTransport {
                 index, kept: outcome.kept, size: outcome.size, note: outcome.note,
                 receive: Self.milliseconds(outcome.receive))
         }
-        let recording = HTTPBody(length: body.length, iterationBehavior: body.iterationBehavior) {
-            WatchedChunks(chunks: body.chunks(), watcher: sink)
-        }
+        let recording = HTTPBody(
+            length: body.length, iterationBehavior: body.iterationBehavior,
+            makeSequence: { WatchedChunks(chunks: body.chunks(), watcher: sink) },
+            trailerFields: { body.trailerFields })
         return TransportResponse(head: response.head, body: recording, bytesSent: response.bytesSent)
     }
 

@@ -98,9 +98,9 @@ public struct JSONStream<Value: Decodable & Sendable>: AsyncSequence, Sendable {
                 head: empty.response, body: empty, request: connection.request,
                 metrics: ClientMetrics(attempts: [], redirects: 0, duration: .zero, bytesSent: nil, bytesReceived: nil))
         }
-        let stream = JSONStream(
-            response: response.head, body: response.body, decoder: decoder, maximumSize: maximumSize)
-        return ClientResponse(head: response.head, body: stream, request: response.request, metrics: response.metrics)
+        return response.map { body in
+            JSONStream(response: response.head, body: body, decoder: decoder, maximumSize: maximumSize)
+        }
     }
 }
 

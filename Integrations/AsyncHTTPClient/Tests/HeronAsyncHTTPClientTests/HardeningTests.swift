@@ -7,7 +7,7 @@ import NIOCore
 import Testing
 
 /// What the second hardening round (issue 29) asked of this transport: the version it
-/// reports, a bounded decompression, a prompt TLS shutdown.
+/// reports, trailers handed on, a bounded decompression, a prompt TLS shutdown.
 @Suite("AsyncHTTPClientTransport: hardening")
 struct HardeningTests {
     @Test("the response head carries the HTTP version AsyncHTTPClient reports")
@@ -18,6 +18,33 @@ struct HardeningTests {
             HTTPRequest(url: try TransportFixture.httpbin("/get")), options: TransportOptions())
         _ = try await TransportFixture.data(response)
         #expect(response.head.version == .http1_1)
+    }
+
+    /// Run by `scripts/test-published`, whose consumer package turns this package's
+    /// `ResponseTrailers` trait on (AsyncHTTPClient gives trailers only with its unstable API).
+    @Test("with the ResponseTrailers trait, a response's trailer section reaches the caller after its body")
+    func trailersDelivered() async throws {
+        let transport = AsyncHTTPClientTransport()
+        defer { Task { try? await transport.shutdown() } }
+        let client = Client(transport: transport)
+        let checksum = try HTTPFieldName("X-Checksum")
+        // 5 bytes 00 01 02 03 04, whose SHA-256 the fault server sends as the trailer.
+        let digest = "08bb5e5d6eaac1049ede0893d30ed022b1a4d9b5b48db414871f51c9cb35283d"
+
+        let sent = try await client.send(HTTPRequest(url: try TransportFixture.fault("/trailers?fields=3")))
+        #expect(sent.body == Data([0, 1, 2, 3, 4]))
+        #expect(sent.trailerFields?[checksum] == digest)
+        #expect(sent.trailerFields?.count == 4)
+        #expect(sent.headerFields[checksum] == nil)
+
+        let streamed = try await client.stream(HTTPRequest(url: try TransportFixture.fault("/trailers?bytes=300000")))
+        var count = 0
+        for try await chunk in streamed.body { count += chunk.count }
+        #expect(count == 300_000)
+        #expect(streamed.trailerFields?[checksum]?.count == 64)
+
+        let plain = try await client.send(HTTPRequest(url: try TransportFixture.fault("/bytes?n=5")))
+        #expect(plain.trailerFields == nil)
     }
 
     @Test("a gzip bomb read as a stream fails with responseTooLarge past the ratio, not after 64 MiB")

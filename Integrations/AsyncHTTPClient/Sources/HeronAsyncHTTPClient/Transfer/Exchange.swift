@@ -53,7 +53,7 @@ struct Exchange: Sendable {
                 } else {
                     data = try await collect(response.body, head: answer, declared: declared)
                 }
-                body = HTTPBody(data)
+                body = Self.whole(data, of: response.body)
                 end()
             } else {
                 body = streamed(response.body, head: answer)
@@ -171,7 +171,26 @@ struct Exchange: Sendable {
         guardian?.cancelling { pump.cancel() }
         let reader = StreamedBody(
             exchange: self, head: head, declared: head.decodedBodyLength, handoff: handoff, stop: { pump.cancel() })
+        #if ResponseTrailers
+        return HTTPBody(
+            length: .unknown, iterationBehavior: .single, makeSequence: { reader },
+            trailerFields: { body.trailerSection })
+        #else
         return HTTPBody(length: .unknown, iterationBehavior: .single) { reader }
+        #endif
+    }
+
+    /// A body read whole into `data`, with the trailer section AsyncHTTPClient received after
+    /// `body` when the `ResponseTrailers` trait is on.
+    private static func whole(_ data: Data, of body: HTTPClientResponse.Body) -> HTTPBody {
+        #if ResponseTrailers
+        if let trailers = body.trailerSection {
+            return HTTPBody(
+                length: .known(Int64(data.count)), iterationBehavior: .multiple,
+                makeSequence: { HTTPBody(data).chunks() }, trailerFields: { trailers })
+        }
+        #endif
+        return HTTPBody(data)
     }
 
     /// The error `send` or a body read throws for `error`, after `received` body bytes.
