@@ -124,7 +124,7 @@ public struct HTTPBody: Sendable {
     /// ```swift
     /// let body = HTTPBody(
     ///     length: .unknown, iterationBehavior: .single,
-    ///     makeSequence: { AsyncStream<Data> { $0.yield(Data("hello".utf8)); $0.finish() } },
+    ///     makeSequence: { HTTPBody("hello").chunks() },
     ///     trailerFields: { try? HTTPFields(["Checksum": "abc123"]) })
     /// _ = try await body.collect(upTo: 1024)
     /// print(body.trailerFields?[try HTTPFieldName("Checksum")] ?? "none")  // abc123

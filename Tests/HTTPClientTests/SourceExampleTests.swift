@@ -239,6 +239,19 @@ struct SourceExampleTests {
         #expect(printed == ["200 OK 0 1"])
     }
 
+    @Test("ClientResponse.map")
+    func clientResponseMap() async throws {
+        let client = Self.stubClient()
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let response = try await client.send(HTTPRequest(url: URL(string: "users/42")!))
+        let length = response.map { $0.count }
+        print(length.status, length.body)  // 200 OK 0
+
+        #expect(printed == ["200 OK 0"])
+    }
+
     @Test("RequestValueKey")
     func requestValueKey() {
         enum TraceID: RequestValueKey {

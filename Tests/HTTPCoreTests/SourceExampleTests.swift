@@ -43,6 +43,21 @@ struct SourceExampleTests {
         #expect(printed == ["true 100000"])
     }
 
+    @Test("HTTPBody with a trailer section")
+    func httpBodyWithTrailers() async throws {
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let body = HTTPBody(
+            length: .unknown, iterationBehavior: .single,
+            makeSequence: { HTTPBody("hello").chunks() },
+            trailerFields: { try? HTTPFields(["Checksum": "abc123"]) })
+        _ = try await body.collect(upTo: 1024)
+        print(body.trailerFields?[try HTTPFieldName("Checksum")] ?? "none")  // abc123
+
+        #expect(printed == ["abc123"])
+    }
+
     @Test("HTTPVersion")
     func httpVersion() {
         var printed: [String] = []

@@ -59,8 +59,8 @@ public struct ClientResponse<Body: Sendable>: Sendable {
     ///
     /// ```swift
     /// let response = try await client.send(HTTPRequest(url: URL(string: "users/42")!))
-    /// let text = try response.map { String(decoding: $0, as: UTF8.self) }
-    /// print(text.status, text.body)
+    /// let length = response.map { $0.count }
+    /// print(length.status, length.body)  // 200 OK 0
     /// ```
     /// - Parameter transform: Makes the new body from the old.
     /// - Returns: The response with the new body.
