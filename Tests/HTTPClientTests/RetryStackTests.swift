@@ -174,26 +174,35 @@ struct RetryStackTests {
         #expect(state.retries(byPolicy: 1) == 1)
     }
 
-    @Test("interceptor retries obey the attempt cap, or the built-in cap without one")
+    @Test(
+        "interceptor retries keep their own limit: the attempt policy does not bind them, the time budget and backstop do"
+    )
     func interceptorRetryLimits() {
         var state = RetryState()
         let capped: RetryStack = [.attempts(max: 2)]
         #expect(
-            capped.permitInterceptorRetry(of: get, attempt: 1, elapsed: .zero, wait: .zero, state: &state)
+            capped.permitInterceptorRetry(of: get, attempt: 2, elapsed: .zero, wait: .zero, state: &state)
                 == .retry(after: .zero))
+        let budgeted: RetryStack = [.attempts(max: 2), .timeBudget(.seconds(10))]
         guard
-            case .giveUp = capped.permitInterceptorRetry(
-                of: get, attempt: 2, elapsed: .zero, wait: .zero, state: &state)
+            case .giveUp = budgeted.permitInterceptorRetry(
+                of: get, attempt: 2, elapsed: .seconds(9), wait: .seconds(2), state: &state)
         else {
-            Issue.record("expected giveUp")
+            Issue.record("expected giveUp past the time budget")
             return
         }
-        let uncapped = RetryStack.none
-        let atCap = uncapped.permitInterceptorRetry(
-            of: get, attempt: RetryStack.interceptorAttemptCap, elapsed: .zero, wait: .zero, state: &state)
-        guard case .giveUp = atCap else {
-            Issue.record("expected giveUp")
-            return
+        for stack in [RetryStack.none, capped] {
+            #expect(
+                stack.permitInterceptorRetry(
+                    of: get, attempt: RetryStack.interceptorAttemptCap - 1, elapsed: .zero, wait: .zero, state: &state)
+                    == .retry(after: .zero))
+            let atCap = stack.permitInterceptorRetry(
+                of: get, attempt: RetryStack.interceptorAttemptCap, elapsed: .zero, wait: .zero, state: &state)
+            guard case .giveUp(let reason) = atCap else {
+                Issue.record("expected giveUp at the backstop")
+                return
+            }
+            #expect(reason.contains("backstop of 100"))
         }
     }
 

@@ -9,8 +9,9 @@ import HTTPCore
 /// retries the request with it. A second `401` after a refresh, or a failed refresh,
 /// fails the request with ``ClientError/Code/authenticationFailed``.
 ///
-/// The field is added only when the request has no `Authorization` field. Retries after
-/// a refresh count against the retry stack's attempt limit.
+/// The field is added only when the request has no `Authorization` field. The one retry
+/// after a refresh is an interceptor's: the stack's time budget and the call's deadline
+/// bound it (``InterceptorDecision/retry``).
 ///
 /// ```swift
 /// let tokens = TokenRefresher(token: "stale") { _ in try await fetchToken() }

@@ -158,7 +158,8 @@ extension Client {
                 context.request = base
                 do {
                     preparing = try await prepare(
-                        base, interceptors: interceptors, context: &context, timeout: timeout, inline: inline)
+                        base, interceptors: interceptors, attachedToRequest: options.interceptors.count,
+                        context: &context, timeout: timeout, inline: inline)
                 } catch let error as ClientError where error.code == .timedOut {
                     guard let deadline, ContinuousClock.now >= deadline else { throw error }
                     throw Self.deadlinePassed(
@@ -321,18 +322,24 @@ extension Client {
 
     /// Runs the `prepare` chain in order, bounded by the attempt's `timeout` and by the
     /// caller's cancellation even when an interceptor heeds neither (its task is then left to
-    /// end on its own, its result dropped).
+    /// end on its own, its result dropped). The first `attachedToRequest` interceptors are the
+    /// request's own (``InterceptorContext/mayCarryCredentials(_:)`` lets them add credentials
+    /// wherever it goes). A request an interceptor left with a pending error (a fluent
+    /// modifier's) ends the call with that error.
     private nonisolated(nonsending) func prepare(
-        _ base: HTTPRequest, interceptors: [any Interceptor], context: inout InterceptorContext, timeout: Duration?,
-        inline: Bool
+        _ base: HTTPRequest, interceptors: [any Interceptor], attachedToRequest: Int,
+        context: inout InterceptorContext, timeout: Duration?, inline: Bool
     ) async throws -> HTTPRequest {
+        defer { context.attachedToRequest = false }
         if inline {
             // Steps that never wait cannot outlast the timeout: no task to race them in.
             try Task.checkCancellation()
             var prepared = base
-            for interceptor in interceptors {
+            for (index, interceptor) in interceptors.enumerated() {
+                context.attachedToRequest = index < attachedToRequest
                 do {
                     try await interceptor.prepare(&prepared, context: &context)
+                    try ClientError.checkPrepared(prepared, by: interceptor)
                 } catch {
                     throw ClientError.wrapping(error, request: prepared, fallback: .interceptorFailed)
                 }
@@ -349,8 +356,10 @@ extension Client {
             var prepared = base
             for (index, interceptor) in interceptors.enumerated() {
                 running.withLock { $0 = index }
+                context.attachedToRequest = index < attachedToRequest
                 do {
                     try await interceptor.prepare(&prepared, context: &context)
+                    try ClientError.checkPrepared(prepared, by: interceptor)
                 } catch {
                     throw ClientError.wrapping(error, request: prepared, fallback: .interceptorFailed)
                 }

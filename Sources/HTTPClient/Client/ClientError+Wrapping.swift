@@ -28,6 +28,16 @@ extension ClientError {
             .invalidRequest, "the request was built with an error: \(pending)", request: request, underlying: pending)
     }
 
+    /// Throws the error a fluent modifier kept in `request` during `interceptor`'s `prepare`
+    /// (`request = request.header("X-Trace", "a\r\nb")`), as ``Code/invalidRequest`` naming
+    /// the interceptor: the request is not sent without the field.
+    static func checkPrepared(_ request: HTTPRequest, by interceptor: any Interceptor) throws(ClientError) {
+        guard let pending = request.pendingError else { return }
+        throw ClientError(
+            .invalidRequest, "the interceptor \(type(of: interceptor)) left the request with an error: \(pending)",
+            request: request, underlying: pending)
+    }
+
     /// A copy carrying `attempts` when it has none.
     func withAttempts(_ attempts: [Attempt]) -> ClientError {
         guard self.attempts.isEmpty, !attempts.isEmpty else { return self }

@@ -90,9 +90,15 @@ public enum AttemptOutcome: Sendable {
 public enum InterceptorDecision: Sendable {
     /// No opinion: ask the next interceptor, then the retry policies.
     case proceed
-    /// Send the request again now (subject to the retry stack's attempt and time limits).
+    /// Send the request again now.
+    ///
+    /// The interceptor sets its own limit (it sees ``InterceptorContext/attempt``): the retry
+    /// stack's ``RetryPolicy/attempts(max:)`` bounds only the stack's own retries. What still
+    /// applies: the stack's ``RetryPolicy/timeBudget(_:)``, the call's deadline, the rules on
+    /// non-idempotent methods and one-shot bodies, and a backstop of
+    /// ``RetryStack/interceptorAttemptCap`` (100) attempts.
     case retry
-    /// Send the request again after `delay` (subject to the same limits).
+    /// Send the request again after `delay`, under the same limits as ``retry``.
     case retryAfter(Duration)
     /// End the request with this error (the retry policies may still retry the outcome).
     case fail(ClientError)
@@ -121,6 +127,9 @@ public struct InterceptorContext: Sendable {
     /// The client's ``Client/baseURL``, if it has one: credentials-adding interceptors
     /// (``BearerAuth``, ``BasicAuth``) add them only to requests for its origin.
     public internal(set) var baseURL: URL?
+    /// Whether the interceptor running now was attached to this request by its caller
+    /// (`HTTPRequest.intercepted(by:)`), not to the client.
+    var attachedToRequest = false
     let start: ContinuousClock.Instant
 
     /// Creates a context, for testing interceptors without a client.
@@ -150,13 +159,17 @@ public struct InterceptorContext: Sendable {
         self.start = start
     }
 
-    /// Whether `request` may carry the client's credentials: the client has no base URL, or
-    /// the request goes to the base URL's origin (scheme, host and port; RFC 6454 §4). An
-    /// absolute URL to another host, such as an endpoint's absolute template, gets none.
+    /// Whether `request` may carry credentials: the client has no base URL, the request goes
+    /// to the base URL's origin (scheme, host and port; RFC 6454 §4), or the interceptor
+    /// asking was attached to this very request by its caller
+    /// (`.get("https://other.example/x").intercepted(by: BasicAuth(...))`: the caller named
+    /// the request the credentials are for). An interceptor of the client's gets none for an
+    /// absolute URL to another host, such as an endpoint's absolute template. Redirects to
+    /// another origin drop `Authorization` either way.
     /// - Parameter request: The request about to be sent.
     /// - Returns: Whether credentials may be added.
     public func mayCarryCredentials(_ request: HTTPRequest) -> Bool {
-        guard let baseURL else { return true }
+        guard let baseURL, !attachedToRequest else { return true }
         return RedirectFollower.sameOrigin(baseURL, request.url)
     }
 

@@ -10,7 +10,9 @@ import HTTPCore
 ///
 /// Rules the stack always applies:
 /// - A request whose method is not idempotent (RFC 9110 §9.2.2) is not retried unless
-///   the caller opts it in (``RequestOptions/retriesNonIdempotent``).
+///   the caller opts it in (``RequestOptions/retriesNonIdempotent``), after a failure that
+///   sent no byte of it (``ClientError/Code/cannotConnect``), or after a `429` or `503`
+///   with `Retry-After`.
 /// - A request whose body is a one-shot stream is never sent twice: when a retry is
 ///   wanted the stack answers ``RetryAction/bodyNotReplayable``, and the client fails
 ///   with ``ClientError/Code/bodyNotReplayable`` carrying the response or the error (with
@@ -45,11 +47,15 @@ public struct RetryStack: Sendable, ExpressibleByArrayLiteral, CustomStringConve
         case lastOutcome
     }
 
-    /// The most attempts a call makes for the retries interceptors ask for when no
-    /// ``RetryPolicy/attempts(max:)`` limit is set: the default stack's limit, so a retry is
-    /// bounded the same whoever asks for it (a token refresh's retry fits within it; an
-    /// interceptor answering `.retry` forever does not loop).
-    public static let interceptorAttemptCap = 3
+    /// The most attempts a call makes for the retries interceptors ask for: 100, a backstop
+    /// against an interceptor that answers `.retry` forever.
+    ///
+    /// An interceptor's retries are bounded by the interceptor itself (it sees
+    /// ``InterceptorContext/attempt``), the stack's ``RetryPolicy/timeBudget(_:)``, the call's
+    /// deadline and this backstop, not by ``RetryPolicy/attempts(max:)``, which bounds the
+    /// stack's own retries: an interceptor written to try 5 times tries 5 times under the
+    /// default stack's 3 attempts.
+    public static let interceptorAttemptCap = 100
 
     /// Creates a stack.
     /// - Parameters:
@@ -131,10 +137,10 @@ public struct RetryStack: Sendable, ExpressibleByArrayLiteral, CustomStringConve
         return .retry(after: wait)
     }
 
-    /// Checks a retry an interceptor asked for against the same rules as the stack's own:
-    /// the attempt and time limits (``interceptorAttemptCap`` attempts when the stack sets
-    /// none), a one-shot body, and, for a method that is not idempotent, the request's
-    /// opt-in after a failure where the server may have processed it.
+    /// Checks a retry an interceptor asked for: the time budget and the
+    /// ``interceptorAttemptCap`` backstop (not the stack's ``RetryPolicy/attempts(max:)``:
+    /// the interceptor's own limit wins), a one-shot body, and, for a method that is not
+    /// idempotent, the request's opt-in after a failure where the server may have processed it.
     /// - Parameters:
     ///   - request: The request (a one-shot body cannot be re-sent).
     ///   - outcome: How the attempt ended, or `nil` when unknown (treated as an answer).
@@ -157,7 +163,9 @@ public struct RetryStack: Sendable, ExpressibleByArrayLiteral, CustomStringConve
         }
         guard request.body?.isReplayable ?? true else { return .bodyNotReplayable }
         let wait = min(max(wait, .zero), Self.longestWait)
-        if let refusal = limitRefusal(attempt: attempt, elapsed: elapsed, wait: wait, cap: Self.interceptorAttemptCap) {
+        if let refusal = limitRefusal(
+            attempt: attempt, elapsed: elapsed, wait: wait, cap: Self.interceptorAttemptCap, countsAttempts: false)
+        {
             return .giveUp(reason: refusal)
         }
         state.record(retryBy: nil)
@@ -165,8 +173,10 @@ public struct RetryStack: Sendable, ExpressibleByArrayLiteral, CustomStringConve
     }
 
     /// Whether `request` may be sent again after `outcome` (RFC 9110 §9.2.2): an idempotent
-    /// method; a request opted in by its caller or carrying an `Idempotency-Key` field; or an
-    /// answer showing the server did not process it: `429` or `503` with `Retry-After`
+    /// method; a request opted in by its caller or carrying an `Idempotency-Key` field; a
+    /// failure that sent no byte of the request (``ClientError/Code/cannotConnect``: the
+    /// host name did not resolve, the connection was refused, the TLS handshake failed); or
+    /// an answer showing the server did not process it: `429` or `503` with `Retry-After`
     /// (RFC 9110 §15.5.20, §15.6.4), and, for an interceptor (a `401` before a token
     /// refresh, say), any answer at all. A failure mid-request (a reset, a timeout) needs
     /// the opt-in, since the server may have acted on it.
@@ -176,7 +186,7 @@ public struct RetryStack: Sendable, ExpressibleByArrayLiteral, CustomStringConve
         if request.method.isIdempotent || retriesNonIdempotent || request.headerFields.contains(.idempotencyKey) {
             return true
         }
-        guard case .response(let head, _) = outcome else { return false }
+        guard case .response(let head, _) = outcome else { return outcome.error?.code == .cannotConnect }
         if byInterceptor { return true }
         return (head.status.code == 429 || head.status.code == 503) && head.headerFields.contains(.retryAfter)
     }
@@ -230,11 +240,13 @@ public struct RetryStack: Sendable, ExpressibleByArrayLiteral, CustomStringConve
         return nil
     }
 
-    private func limitRefusal(attempt: Int, elapsed: Duration, wait: Duration, cap: Int?) -> String? {
+    private func limitRefusal(
+        attempt: Int, elapsed: Duration, wait: Duration, cap: Int?, countsAttempts: Bool = true
+    ) -> String? {
         var capped = false
         for policy in policies {
             switch policy.rule {
-            case .attempts(let max):
+            case .attempts(let max) where countsAttempts:
                 capped = true
                 if attempt >= max { return "the limit of \(max) attempts was reached" }
             case .timeBudget(let budget) where elapsed + wait > budget:
@@ -242,7 +254,11 @@ public struct RetryStack: Sendable, ExpressibleByArrayLiteral, CustomStringConve
             default: continue
             }
         }
-        if !capped, let cap, attempt >= cap { return "the limit of \(cap) attempts was reached" }
+        if !capped, let cap, attempt >= cap {
+            return countsAttempts
+                ? "the limit of \(cap) attempts was reached"
+                : "the backstop of \(cap) attempts for interceptors' retries was reached"
+        }
         return nil
     }
 }

@@ -57,8 +57,22 @@ extension AsyncHTTPClientTransport {
         if error is NIOConnectionError || error is SocketAddressError {
             return (.cannotConnect, "no connection to the host could be made")
         }
-        if error is NIOSSLError || error is BoringSSLError {
-            return (.cannotConnect, "the TLS connection could not be established")
+        if let error = error as? NIOSSLError {
+            // Only a failed handshake sent no byte of the request (the client retries a POST
+            // after cannotConnect): a TLS failure later, such as a server closing without
+            // close_notify, ended a connection that may have carried it.
+            switch error {
+            case .handshakeFailed, .noCertificateToValidate, .unableToValidateCertificate, .cannotMatchULabel,
+                .cannotFindPeerIP:
+                return (.cannotConnect, "the TLS connection could not be established")
+            default:
+                return (.connectionLost, lostWhat(headArrived, bodyBytes))
+            }
+        }
+        if error is BoringSSLError {
+            return headArrived
+                ? (.connectionLost, lostWhat(headArrived, bodyBytes))
+                : (.cannotConnect, "the TLS connection could not be established")
         }
         if let error = error as? ChannelError {
             switch error {
