@@ -38,6 +38,24 @@ public struct HTTPField: Hashable, Sendable, CustomStringConvertible {
         try self.init(name: HTTPFieldName(name), value: value)
     }
 
+    /// Creates a field from a name and a value that cannot be refused: each character a
+    /// field value may not hold becomes a space, then surrounding spaces are trimmed.
+    ///
+    /// RFC 9110 §5.5 lets a recipient replace CR, LF and NUL with SP; the other control
+    /// characters ``init(name:value:)`` refuses (all but tab, and DEL) are replaced alike.
+    init(name: HTTPFieldName, replacingInvalidCharactersIn value: String) {
+        self.name = name
+        let bytes = value.utf8
+        if bytes.contains(where: Self.isForbiddenInValue) {
+            // Every forbidden byte is ASCII, never part of a multi-byte scalar: the result is
+            // still valid UTF-8.
+            let replaced = bytes.map { Self.isForbiddenInValue($0) ? UInt8(ascii: " ") : $0 }
+            self.value = Self.trimmed(String(decoding: replaced, as: UTF8.self))
+        } else {
+            self.value = Self.trimmed(value)
+        }
+    }
+
     /// Renders the field as `Name: value`.
     public var description: String { "\(name.rawName): \(value)" }
 
@@ -74,6 +92,12 @@ public struct HTTPField: Hashable, Sendable, CustomStringConvertible {
                     reason: "value of field \(name.rawName) contains \(what) at offset \(offset) (RFC 9110 §5.5)")
             }
         }
+        return trimmed(value)
+    }
+
+    /// `value` without leading and trailing spaces and tabs (RFC 9110 §5.5).
+    static func trimmed(_ value: String) -> String {
+        let bytes = value.utf8
         guard let first = bytes.first, let last = bytes.last else { return value }
         if first == 0x20 || first == 0x09 || last == 0x20 || last == 0x09 {
             // By bytes, as RFC 9110 §5.6.3 defines OWS: a space before a combining mark is

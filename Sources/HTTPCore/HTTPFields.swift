@@ -58,27 +58,66 @@ public struct HTTPFields: Hashable, Sendable, RandomAccessCollection, Expressibl
 
     // MARK: Look-up
 
-    /// The combined value of every field named `name`, or `nil` when there is none.
+    /// The combined value of every field named `name`, or `nil` when there is none; setting
+    /// a value replaces every field of that name with one, and setting `nil` removes them.
     ///
     /// Values are joined with `", "` (RFC 9110 §5.3), `Cookie` values with `"; "`
     /// (RFC 6265 §5.4). `Set-Cookie` is never combined (RFC 9110 §5.3): this returns its
     /// first value; use ``subscript(values:)`` for all of them.
-    /// - Parameter name: The name to look up, compared case-insensitively.
+    ///
+    /// Setting never fails. The new field takes the position of the first field of that name
+    /// (the end when there is none), and the others of that name are removed. A value holding
+    /// CR, LF or NUL has each of them replaced by a space, as RFC 9110 §5.5 permits a recipient
+    /// to do, and so has every other control character a value may not hold (all but tab, and
+    /// DEL); surrounding spaces and tabs are then trimmed. So a value can never add a field or
+    /// split a request. To refuse such a value instead, call ``set(_:_:)``, which throws.
+    ///
+    /// ```swift
+    /// var fields = HTTPFields()
+    /// fields[.userAgent] = "heron/1.0"
+    /// fields[.accept] = "text/html\r\nX-Admin: 1"
+    /// print(fields[.accept] ?? "")  // text/html  X-Admin: 1
+    /// fields[.userAgent] = nil
+    /// print(fields.count)  // 1
+    /// ```
+    /// - Parameter name: The name to look up or set, compared case-insensitively.
     public subscript(name: HTTPFieldName) -> String? {
-        // Appended in place: joining with `+` would copy the growing value for every field,
-        // quadratic in the number of repeats.
-        var result: String?
-        let separator = name == .cookie ? "; " : ", "
-        for field in storage where field.name == name {
-            if result == nil {
-                result = field.value
+        get {
+            // Appended in place: joining with `+` would copy the growing value for every field,
+            // quadratic in the number of repeats.
+            var result: String?
+            let separator = name == .cookie ? "; " : ", "
+            for field in storage where field.name == name {
+                if result == nil {
+                    result = field.value
+                } else {
+                    if name == .setCookie { return result }
+                    result?.append(separator)
+                    result?.append(field.value)
+                }
+            }
+            return result
+        }
+        set {
+            if let newValue {
+                set(HTTPField(name: name, replacingInvalidCharactersIn: newValue))
             } else {
-                if name == .setCookie { return result }
-                result?.append(separator)
-                result?.append(field.value)
+                remove(name)
             }
         }
-        return result
+    }
+
+    /// The combined value of every field named `name` given as text, such as
+    /// `fields["X-Request-ID"]`, or `nil` when there is none or `name` is not a valid field name.
+    ///
+    /// Values are combined as ``subscript(_:)-(HTTPFieldName)`` combines them. This subscript is
+    /// read-only: a name given as text may be invalid, and a setter could then neither throw nor
+    /// set anything. Set a field with a typed name (`fields[.userAgent] = …`), or with
+    /// ``set(_:_:)`` after `HTTPFieldName(_:)` has checked the text.
+    /// - Parameter name: The name to look up, compared case-insensitively.
+    public subscript(name: String) -> String? {
+        guard let fieldName = try? HTTPFieldName(name) else { return nil }
+        return self[fieldName]
     }
 
     /// Every value of the fields named `name`, in order.
@@ -141,6 +180,26 @@ public struct HTTPFields: Hashable, Sendable, RandomAccessCollection, Expressibl
     /// - Throws: ``HTTPCoreError`` when the value is invalid; the list is then unchanged.
     public mutating func set(_ name: HTTPFieldName, _ value: String) throws(HTTPCoreError) {
         set(try HTTPField(name: name, value: value))
+    }
+
+    /// Replaces, for each name in `fields`, every field of that name with the fields of
+    /// `fields` that have it, in their order, at the position of the first field it replaces
+    /// (the end when there is none).
+    mutating func replace(with fields: HTTPFields) {
+        guard !fields.isEmpty else { return }
+        let incoming = Set(fields.storage.map(\.name))
+        var placed = Set<HTTPFieldName>()
+        var result: [HTTPField] = []
+        result.reserveCapacity(storage.count + fields.count)
+        for field in storage {
+            if !incoming.contains(field.name) {
+                result.append(field)
+            } else if placed.insert(field.name).inserted {
+                result.append(contentsOf: fields.storage.lazy.filter { $0.name == field.name })
+            }
+        }
+        for field in fields.storage where !placed.contains(field.name) { result.append(field) }
+        storage = result
     }
 
     /// Adds `field` only when no field with its name is present.

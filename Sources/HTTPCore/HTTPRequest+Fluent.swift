@@ -131,6 +131,40 @@ extension HTTPRequest {
         }
     }
 
+    /// This request with header fields named by text set, such as a `[String: String]` from
+    /// `URLRequest.allHTTPHeaderFields` or an Alamofire `HTTPHeaders` dictionary.
+    ///
+    /// The fields are set in the order of their names as written (sorted), so the result does
+    /// not depend on the dictionary's order; each replaces the fields of its name, and of two
+    /// names that differ only in case the later one in that order wins. An invalid name or value
+    /// sets none of them: the request keeps the first error, in that order, as ``pendingError``
+    /// and a client throws it, as ``header(_:_:)-(String,_)`` does.
+    ///
+    /// ```swift
+    /// let request = HTTPRequest.get("me").headers(["Authorization": "Bearer abc", "X-Api-Version": "2"])
+    /// ```
+    /// - Parameter fields: Names and values.
+    /// - Returns: The request with the fields.
+    public func headers(_ fields: [String: String]) -> HTTPRequest {
+        modified { request throws(HTTPCoreError) in
+            for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
+                try request.headerFields.set(HTTPFieldName(name), value)
+            }
+        }
+    }
+
+    /// This request with `fields` set: for each name in `fields`, its fields replace the
+    /// request's fields of that name; repeated fields of `fields` are all kept, in order.
+    ///
+    /// The fields take the position of the first field of their name in the request, or go at
+    /// the end. Other fields of the request are kept. The fields were checked when they were
+    /// made, so this cannot fail.
+    /// - Parameter fields: Validated fields, such as a response's or another request's.
+    /// - Returns: The request with the fields.
+    public func headers(_ fields: HTTPFields) -> HTTPRequest {
+        modified { request in request.headerFields.replace(with: fields) }
+    }
+
     /// This request with a body, and its media type as `Content-Type` when given.
     /// - Parameters:
     ///   - body: The content.

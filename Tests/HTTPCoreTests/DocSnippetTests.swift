@@ -51,6 +51,26 @@ struct DocSnippetTests {
             ])
     }
 
+    @Test("guide: fields given as text, and a setter that never traps")
+    func guideFieldsAsText() throws {
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let fromURLSession: [String: String] = ["X-Api-Version": "2", "Accept": "application/json"]
+        let me = HTTPRequest.get("https://api.example.com/me").headers(fromURLSession)
+        print(me.headerFields.map(\.name.rawName))  // ["Accept", "X-Api-Version"]: sorted by name
+        print(HTTPRequest.get("me").headers(["Bad Name": "x"]).pendingError != nil)  // true
+
+        var fields = HTTPFields()
+        fields[.userAgent] = "heron/1.0"  // replaces every User-Agent field
+        fields[.accept] = "text/html\r\nX-Admin: 1"  // never traps, never adds a field
+        print(fields["accept"] ?? "")  // text/html  X-Admin: 1
+        fields[.userAgent] = nil  // removes them
+        print(fields.count, fields["Bad Name"] == nil)  // 1 true
+
+        #expect(printed == [#"["Accept", "X-Api-Version"]"#, "true", "text/html  X-Admin: 1", "1 true"])
+    }
+
     @Test("guide: reading a response head")
     func guideResponse() throws {
         var printed: [String] = []

@@ -169,4 +169,93 @@ struct HTTPFieldsTests {
         let fields = try HTTPFields(["Accept": "a", "X-Y": "b"])
         #expect(fields.description == "Accept: a\r\nX-Y: b")
     }
+
+    // MARK: Setting by subscript
+
+    @Test("setting a value replaces every field of the name at the position of the first")
+    func subscriptSetReplaces() throws {
+        var fields = try HTTPFields(["accept": "a", "X-A": "1", "ACCEPT": "b", "X-B": "2"])
+        fields[.accept] = "c"
+        #expect(fields.map(\.name.rawName) == ["Accept", "X-A", "X-B"])
+        #expect(fields.map(\.value) == ["c", "1", "2"])
+    }
+
+    @Test("setting a value for an absent name appends it")
+    func subscriptSetAppends() throws {
+        var fields = try HTTPFields(["X-A": "1"])
+        fields[.userAgent] = "heron/1.0"
+        #expect(fields.description == "X-A: 1\r\nUser-Agent: heron/1.0")
+    }
+
+    @Test("setting nil removes every field of the name and nothing else")
+    func subscriptSetNilRemoves() throws {
+        var fields = try HTTPFields(["Vary": "a", "X-A": "1", "vary": "b"])
+        fields[.vary] = nil
+        #expect(fields.description == "X-A: 1")
+        fields[.accept] = nil
+        #expect(fields.description == "X-A: 1")
+    }
+
+    @Test(
+        "setting a value with CR, LF, NUL or another forbidden character replaces each by a space (RFC 9110 §5.5)",
+        arguments: [
+            ("heron\r\nX-Admin: 1", "heron  X-Admin: 1"), ("a\u{0}b", "a b"), ("a\rb\nc", "a b c"),
+            ("\r\nx\r\n", "x"), ("bell\u{7}del\u{7F}", "bell del"), ("é\r\n日本", "é  日本"), ("\r\n", ""),
+        ])
+    func subscriptSetReplacesForbiddenCharacters(value: String, stored: String) throws {
+        var fields = HTTPFields()
+        fields[.userAgent] = value
+        #expect(fields[.userAgent] == stored)
+        #expect(fields.count == 1)
+        #expect(!fields.description.utf8.contains { $0 < 0x20 && $0 != 0x09 })
+        #expect(throws: HTTPCoreError.self) { try HTTPField(name: .userAgent, value: value) }
+    }
+
+    @Test("setting a value trims surrounding spaces and tabs and keeps a tab inside")
+    func subscriptSetTrims() {
+        var fields = HTTPFields()
+        fields[.accept] = " \ttext/html;\tq=1 \t"
+        #expect(fields[.accept] == "text/html;\tq=1")
+    }
+
+    @Test("set(_:_:) still refuses what the subscript replaces, leaving the fields unchanged")
+    func setThrowsWhereSubscriptReplaces() throws {
+        var fields = try HTTPFields(["Accept": "a"])
+        let error = #expect(throws: HTTPCoreError.self) { try fields.set(.accept, "b\r\nX-Evil: 1") }
+        #expect(error?.code == .invalidFieldValue)
+        #expect(fields[.accept] == "a")
+    }
+
+    @Test("a credential value set by subscript is kept with its forbidden characters replaced")
+    func subscriptSetCredential() {
+        var fields = HTTPFields()
+        fields[.authorization] = "Bearer abc\n"
+        #expect(fields[.authorization] == "Bearer abc")
+    }
+
+    // MARK: Reading by a name as text
+
+    @Test("a name as text reads the combined value, ignoring case")
+    func stringSubscriptReads() throws {
+        let fields = try HTTPFields(["X-Request-ID": "1", "Accept": "a", "x-request-id": "2"])
+        #expect(fields["x-request-id"] == "1, 2")
+        #expect(fields["ACCEPT"] == "a")
+        #expect(fields["X-Missing"] == nil)
+    }
+
+    @Test("a name as text that is not a field name reads nil", arguments: ["", "Bad Name", "X-A:", "X\r\nY", "é"])
+    func stringSubscriptInvalidName(name: String) throws {
+        let fields = try HTTPFields(["X-A": "1"])
+        #expect(fields[name] == nil)
+    }
+
+    @Test("the text, typed and position subscripts resolve side by side")
+    func subscriptsResolve() throws {
+        let fields = try HTTPFields(["Cookie": "a=1", "cookie": "b=2"])
+        let name = "Cookie"
+        #expect(fields[name] == "a=1; b=2")
+        #expect(fields[.cookie] == "a=1; b=2")
+        #expect(fields[1].value == "b=2")
+        #expect(fields[values: .cookie] == ["a=1", "b=2"])
+    }
 }

@@ -43,6 +43,94 @@ struct HTTPRequestFluentTests {
         #expect(bad.headerFields[.cookie] == nil)
     }
 
+    @Test("fields from a [String: String] are set sorted by name, each replacing fields of its name")
+    func headersFromStringDictionary() throws {
+        let request = HTTPRequest.get("x").header(.accept, "text/html").header(.acceptLanguage, "it")
+            .headers(["X-B": "2", "Accept": "application/json", "x-a": "1"])
+        #expect(request.pendingError == nil)
+        #expect(request.headerFields.map(\.name.rawName) == ["Accept", "Accept-Language", "X-B", "x-a"])
+        #expect(request.headerFields[.accept] == "application/json")
+        #expect(request.headerFields["X-A"] == "1")
+    }
+
+    @Test("a [String: String] variable, as URLRequest.allHTTPHeaderFields gives one, is accepted as it is")
+    func headersFromStringDictionaryVariable() throws {
+        let allHTTPHeaderFields: [String: String]? = ["X-Api-Version": "2", "Authorization": "Bearer abc"]
+        let fields = allHTTPHeaderFields ?? [:]
+        let request = HTTPRequest.get("me").headers(fields)
+        #expect(request.headerFields.description == "Authorization: Bearer abc\r\nX-Api-Version: 2")
+    }
+
+    @Test("the same [String: String] always gives the same fields in the same order")
+    func headersFromStringDictionaryAreDeterministic() throws {
+        var forward: [String: String] = [:]
+        var backward: [String: String] = [:]
+        let names = (0..<40).map { "X-Field-\($0)" }
+        for name in names { forward[name] = name }
+        for name in names.reversed() { backward[name] = name }
+        let one = HTTPRequest.get("x").headers(forward).headerFields
+        #expect(one == HTTPRequest.get("x").headers(backward).headerFields)
+        #expect(one.map(\.name.rawName) == names.sorted())
+    }
+
+    @Test("names of a [String: String] that differ only in case set one field: the later name in sorted order wins")
+    func headersFromStringDictionaryCaseCollision() {
+        let request = HTTPRequest.get("x").headers(["ACCEPT": "a", "accept": "b"])
+        #expect(request.headerFields.description == "accept: b")
+    }
+
+    @Test(
+        "an invalid name or value of a [String: String] sets none of them and is kept as the pending error",
+        arguments: [
+            (["Bad Name": "v", "X-A": "1"], HTTPCoreError.Code.invalidFieldName, "Bad Name"),
+            (["X-A": "1\r\nX-Evil: 1", "X-B": "2"], .invalidFieldValue, "1\r\nX-Evil: 1"),
+            (["": "v"], .invalidFieldName, ""),
+            // Sorted, "A-Field" comes first: its error is the one kept.
+            (["Bad Name": "v", "A-Field": "\u{0}"], .invalidFieldValue, "\u{0}"),
+        ])
+    func headersFromStringDictionaryRefused(fields: [String: String], code: HTTPCoreError.Code, value: String) throws {
+        let request = HTTPRequest.get("x").header(.accept, "a").headers(fields)
+        let error = try #require(request.pendingError as? HTTPCoreError)
+        #expect(error.code == code)
+        #expect(error.value == value)
+        #expect(request.headerFields.description == "Accept: a")
+        #expect(throws: HTTPCoreError.self) { try request.validated() }
+    }
+
+    @Test("headers(_:) takes typed-name literals, text-name literals and empty literals alike")
+    func headersOverloadsResolve() throws {
+        let typed = HTTPRequest.get("x").headers([.accept: "application/json", .userAgent: "heron"])
+        #expect(typed.headerFields.description == "Accept: application/json\r\nUser-Agent: heron")
+        let text = HTTPRequest.get("x").headers(["Accept": "application/json", "User-Agent": "heron"])
+        #expect(text.headerFields == typed.headerFields)
+        let emptyDictionary = HTTPRequest.get("x").header(.accept, "a").headers([:])
+        #expect(emptyDictionary.headerFields.description == "Accept: a" && emptyDictionary.pendingError == nil)
+        let emptyList = HTTPRequest.get("x").header(.accept, "a").headers([])
+        #expect(emptyList.headerFields.description == "Accept: a" && emptyList.pendingError == nil)
+    }
+
+    @Test("HTTPFields replace the request's fields of their names, repeats kept in order, others untouched")
+    func headersFromHTTPFields() throws {
+        let request = HTTPRequest.get("x")
+            .headers(try HTTPFields(["Accept": "a", "X-A": "1", "accept": "b", "Vary": "v"]))
+            .headers(
+                try HTTPFields(["Cache-Control": "no-cache", "ACCEPT": "x", "Cache-Control": "no-store", "accept": "y"])
+            )
+        #expect(request.pendingError == nil)
+        #expect(
+            request.headerFields.description
+                == "ACCEPT: x\r\naccept: y\r\nX-A: 1\r\nVary: v\r\nCache-Control: no-cache\r\nCache-Control: no-store")
+    }
+
+    @Test("HTTPFields leave a request that already has a pending error unchanged")
+    func headersFromHTTPFieldsAfterError() throws {
+        let failed = HTTPRequest.get("x").header("Bad Name", "v")
+        let request = failed.headers(try HTTPFields(["X-A": "1"]))
+        #expect(request.headerFields.isEmpty)
+        #expect((request.pendingError as? HTTPCoreError)?.code == .invalidFieldName)
+        #expect(HTTPRequest.get("x").header(.accept, "a").headers(HTTPFields()).headerFields.count == 1)
+    }
+
     @Test("a body set with its media type carries the Content-Type")
     func body() {
         let request = HTTPRequest.put("avatar").body(HTTPBody(Data([1, 2])), contentType: .png)

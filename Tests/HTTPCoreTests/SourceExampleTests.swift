@@ -117,6 +117,21 @@ struct SourceExampleTests {
         #expect(printed == ["no-cache, no-store", #"["no-cache", "no-store"]"#])
     }
 
+    @Test("HTTPFields: setting by subscript")
+    func httpFieldsSubscriptSetter() throws {
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        var fields = HTTPFields()
+        fields[.userAgent] = "heron/1.0"
+        fields[.accept] = "text/html\r\nX-Admin: 1"
+        print(fields[.accept] ?? "")  // text/html  X-Admin: 1
+        fields[.userAgent] = nil
+        print(fields.count)  // 1
+
+        #expect(printed == ["text/html  X-Admin: 1", "1"])
+    }
+
     @Test("HTTPStatus")
     func httpStatus() throws {
         var printed: [String] = []
@@ -237,6 +252,10 @@ struct SourceExampleTests {
         do {
             let request = HTTPRequest.get("search").headers([.accept: "application/json", .acceptLanguage: "it"])
             #expect(request.headerFields.count == 2)
+        }
+        do {
+            let request = HTTPRequest.get("me").headers(["Authorization": "Bearer abc", "X-Api-Version": "2"])
+            #expect(request.headerFields.description == "Authorization: Bearer abc\r\nX-Api-Version: 2")
         }
         #expect(HTTPRequest.get("x").traced("a1").headerFields[try HTTPFieldName("X-Trace")] == "a1")
         #expect(HTTPRequest.get("x").traced("a\r\n").pendingError is HTTPCoreError)

@@ -69,6 +69,18 @@ struct DocExamplesTests {
                 #"unsupportedValue at filter[ids][1]: "NSObject": an untyped parameter must be"#) == true)
     }
 
+    @Test("guide and DocC: string fields without try, and the same fields on a request")
+    func stringFields() async throws {
+        let text = FormEncoder().encode(["user": "ada", "q": "a b&c"])
+        #expect(text == "q=a+b%26c&user=ada")
+        let login = HTTPRequest.post("login").form(["user": "ada", "password": "s3cret"])
+        #expect(login.headerFields[.contentType] == "application/x-www-form-urlencoded")
+        let body = try await #require(login.body).collect(upTo: 1024)
+        #expect(String(decoding: body, as: UTF8.self) == "password=s3cret&user=ada")
+        #expect(FormEncoder().encode(["a[": "1"]) == "a%5B=1")
+        #expect(throws: HTTPEncodingError.self) { try FormEncoder().encodeQuery(parameters: ["a[": "1"]) }
+    }
+
     @Test("guide and DocC: decoding errors name the key path")
     func decodingError() {
         struct Page: Decodable { var page: Int }

@@ -166,7 +166,7 @@ struct RewriteConvenienceTests {
     @Test("an encoded multipart form is a body with its content type; template values take integer literals")
     func formBodyAndIntegerLiterals() async throws {
         var form = MultipartForm(boundary: try MultipartBoundary("b0undary"))
-        try form.append(name: "a", value: "1")
+        form.append(name: "a", value: "1")
         let request = HTTPRequest.post("upload").body(try await form.encodedInMemory())
         #expect(request.headerFields[.contentType] == "multipart/form-data; boundary=b0undary")
         #expect(try URITemplate("/page/{n}").expand(["n": 15]) == "/page/15")

@@ -26,7 +26,7 @@ struct StreamedMultipartHTTPBinTests {
             let bytes = EndpointHTTPBinTests.randomBytes((1 << 20) + 17)
             try bytes.write(to: file)
             var form = MultipartForm()
-            try form.append(name: "caption", value: "héron ☕")
+            form.append(name: "caption", value: "héron ☕")
             try form.append(name: "upload", fileAt: file)
             let encoded = form.streamingBody()
             guard case .stream = encoded.body.source else {

@@ -52,7 +52,7 @@ struct CustomPartTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         var form = MultipartForm()
-        try form.append(name: "a", value: "b")
+        form.append(name: "a", value: "b")
         let output = directory.url.appendingPathComponent("out.form")
         let task = Task { () async throws(MultipartError) -> EncodedForm in
             withUnsafeCurrentTask { $0?.cancel() }

@@ -105,7 +105,7 @@ struct FileErrorTests {
     @Test("encoding to a directory that does not exist fails naming the output")
     func missingOutputDirectory() async throws {
         var form = MultipartForm()
-        try form.append(name: "a", value: "b")
+        form.append(name: "a", value: "b")
         let output = URL(fileURLWithPath: "/nonexistent-heron-dir/out.form")
         await #expect {
             _ = try await form.encode(toFileAt: output)
@@ -123,7 +123,7 @@ struct FileErrorTests {
         defer { directory.remove() }
         let output = try directory.file("out.form", Data(repeating: 9, count: 100_000))
         var form = MultipartForm()
-        try form.append(name: "a", value: "b")
+        form.append(name: "a", value: "b")
         let encoded = try await form.encode(toFileAt: output)
         #expect(try Data(contentsOf: output) == (try await form.encodedInMemory().data))
         #expect(encoded.fileURL == output)

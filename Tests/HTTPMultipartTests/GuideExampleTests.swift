@@ -13,7 +13,7 @@ struct GuideExampleTests {
         let photo = try directory.file("heron.jpg", Data([0xFF, 0xD8, 0xFF, 0xE0]))
 
         var form = MultipartForm()
-        try form.append(name: "title", value: "Heron at dawn")
+        form.append(name: "title", value: "Heron at dawn")
         try form.append(name: "photo", fileAt: photo)
         try form.append(name: "notes", data: Data("shot at 6am".utf8), filename: "notes.txt")
         let encoded = form.streamingBody()
@@ -28,12 +28,31 @@ struct GuideExampleTests {
         #expect(parts[2].contentType == "text/plain")
     }
 
+    @Test("the text-part example: no try, and a refused name kept as the pending error")
+    func textPartExample() {
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        var fields = MultipartForm()
+        fields.append(name: "title", value: "Heron at dawn")
+        fields.append(name: "bad\u{0}", value: "x")  // not appended
+        print(fields.parts.count, fields.pendingError?.code == .invalidName)  // 1 true
+
+        let request = HTTPRequest.post("upload").multipart { form in
+            form.append(name: "title", value: "Heron at dawn")
+            form.append(name: "caption", value: "shot at 6am")
+        }
+        print(request.pendingError == nil)  // true
+
+        #expect(printed == ["1 true", "true"])
+    }
+
     @Test("the three ways out and the best one give the same bytes")
     func threeWaysOut() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         var form = MultipartForm()
-        try form.append(name: "title", value: "Heron at dawn")
+        form.append(name: "title", value: "Heron at dawn")
         let url = directory.url.appendingPathComponent("form.bin")
 
         let small = try await form.encodedInMemory()

@@ -36,9 +36,9 @@ struct HTTPBinTests {
 
     static func sampleForm(in directory: TemporaryDirectory) throws -> MultipartForm {
         var form = MultipartForm()
-        try form.append(name: "title", value: "Héron au bord de l'eau")
-        try form.append(name: "multi\nline", value: "first\r\nsecond")
-        try form.append(name: "say \"hi\"", value: "quoted")
+        form.append(name: "title", value: "Héron au bord de l'eau")
+        form.append(name: "multi\nline", value: "first\r\nsecond")
+        form.append(name: "say \"hi\"", value: "quoted")
         try form.append(name: "notes", data: Data("plain notes".utf8), filename: "notes.txt")
         try form.append(name: "config", fileAt: try directory.file("config.json", Data(#"{"a":1}"#.utf8)))
         return form

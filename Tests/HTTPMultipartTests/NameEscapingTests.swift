@@ -34,7 +34,7 @@ struct NameEscapingTests {
     @Test("a hostile name cannot add a header or a part")
     func hostileName() async throws {
         var form = MultipartForm(boundary: try MultipartBoundary("b"))
-        try form.append(name: "x\"\r\nContent-Type: text/html\r\n\r\n--b\r\n", value: "v")
+        form.append(name: "x\"\r\nContent-Type: text/html\r\n\r\n--b\r\n", value: "v")
         let text = String(decoding: try #require(try await form.encodedInMemory().data), as: UTF8.self)
         let lines = text.components(separatedBy: "\r\n")
         #expect(lines.filter { $0.hasPrefix("Content-Type") }.isEmpty)
@@ -46,11 +46,8 @@ struct NameEscapingTests {
         arguments: ["nul\u{0}", "bell\u{7}", "del\u{7F}"])
     func controlCharacters(name: String) {
         var form = MultipartForm()
-        #expect {
-            try form.append(name: name, value: "v")
-        } throws: { error in
-            (error as? MultipartError)?.code == .invalidName && (error as? MultipartError)?.value == name
-        }
+        form.append(name: name, value: "v")
+        #expect(form.pendingError?.code == .invalidName && form.pendingError?.value == name)
         #expect {
             try form.append(name: "ok", data: Data(), filename: name)
         } throws: { error in

@@ -48,7 +48,7 @@ struct OutputEquivalenceTests {
     @Test("the body follows RFC 2046 §5.1.1 delimiters exactly")
     func exactLayout() async throws {
         var form = MultipartForm(boundary: try MultipartBoundary("b"))
-        try form.append(name: "a", value: "1")
+        form.append(name: "a", value: "1")
         try form.append(name: "f", data: Data("xy".utf8), filename: "f.txt")
         let bytes = try #require(try await form.encodedInMemory().data)
         let expected =
@@ -71,7 +71,7 @@ struct OutputEquivalenceTests {
         defer { directory.remove() }
         var form = MultipartForm()
         try form.append(name: "f", fileAt: try directory.file("a.bin", Data(repeating: 7, count: 10_000)))
-        try form.append(name: "t", value: "text")
+        form.append(name: "t", value: "text")
         let body = form.streamingBody(chunkSize: 1000).body
         #expect(body.iterationBehavior == .multiple)
         let first = try await body.collect(upTo: 1 << 20)

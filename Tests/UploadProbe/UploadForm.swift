@@ -66,7 +66,7 @@ enum UploadForm {
         appendingFile appendFile: (inout MultipartForm) throws(MultipartError) -> Void
     ) throws(MultipartError) -> MultipartForm {
         var form = MultipartForm(boundary: try MultipartBoundary(boundary))
-        try form.append(name: fieldName, value: fieldValue)
+        form.append(name: fieldName, value: fieldValue)
         try appendFile(&form)
         return form
     }

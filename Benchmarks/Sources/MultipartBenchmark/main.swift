@@ -61,7 +61,7 @@ if which == "all" || which == "a" {
 
     func heronInMemory() async throws -> Data {
         var form = MultipartForm()  // the default random boundary
-        for (index, text) in texts.enumerated() { try form.append(name: "field\(index)", value: text) }
+        for (index, text) in texts.enumerated() { form.append(name: "field\(index)", value: text) }
         for (index, blob) in blobs.enumerated() { try form.append(name: "file\(index)", data: blob) }
         guard let data = try await form.encodedInMemory().data else { fatalError("no data") }
         return data
@@ -263,7 +263,7 @@ func currentRSS() -> Int64 {
 func runChild(mode: String, source: String, output: String) async {
     do {
         var form = MultipartForm()
-        for index in 0..<5 { try form.append(name: "field\(index)", value: "text value \(index)") }
+        for index in 0..<5 { form.append(name: "field\(index)", value: "text value \(index)") }
         try form.append(name: "video", fileAt: URL(fileURLWithPath: source))
         let baseline = currentRSS()
         let start = DispatchTime.now().uptimeNanoseconds

@@ -134,6 +134,61 @@ public struct FormEncoder: Sendable {
         try Self.append(query: encodeQuery(parameters: parameters), to: url)
     }
 
+    // MARK: String fields
+
+    /// Encodes text fields as `application/x-www-form-urlencoded` text, without `try`: string
+    /// fields cannot fail.
+    ///
+    /// Keys and values are percent-encoded as every form of this encoder is: only the
+    /// unreserved characters of RFC 3986 §2.3 stay bare, and a space is `+` unless
+    /// ``FormStyle/spaces`` says `%20`. Keys go through ``keyEncodingStrategy``. The pairs are
+    /// always sorted by their written keys, whatever ``FormStyle/keyOrder`` says (a dictionary
+    /// has no order of its own), so the same fields always give the same text. The result reads
+    /// back the same with any application/x-www-form-urlencoded parser (WHATWG URL Standard §5.1).
+    ///
+    /// Unlike ``encodeBody(parameters:)``, this refuses no key, so it cannot fail: an empty key
+    /// is written as it is (`=value`), and a `[` or `]` in a key percent-encoded like any other
+    /// character (`a%5B=1`), which a server that reads brackets as nesting (PHP, Rack) may read
+    /// as a path. Two keys that the key strategy writes alike are both kept, ordered by value.
+    ///
+    /// ```swift
+    /// let text = FormEncoder().encode(["user": "ada", "q": "a b&c"])
+    /// // q=a+b%26c&user=ada
+    /// ```
+    /// - Parameter fields: The names and values.
+    /// - Returns: The encoded pairs joined by `&`; empty when `fields` is.
+    public func encode(_ fields: [String: String]) -> String {
+        let plus = plusForSpace(inBody: true)
+        var arena = FormBytes(capacity: fields.count * 16)
+        defer { arena.free() }
+        var pairs: [(key: Range<Int>, value: Range<Int>)] = []
+        pairs.reserveCapacity(fields.count)
+        for (key, value) in fields {
+            let keyStart = arena.count
+            arena.appendPercentEncoded(keyEncodingStrategy.encode(key), plusForSpace: plus)
+            let valueStart = arena.count
+            arena.appendPercentEncoded(value, plusForSpace: plus)
+            pairs.append((keyStart..<valueStart, valueStart..<arena.count))
+        }
+        return arena.withUnsafeBufferPointer { bytes in
+            pairs.sort { lhs, rhs in
+                if bytes[lhs.key].elementsEqual(bytes[rhs.key]) {
+                    return bytes[lhs.value].lexicographicallyPrecedes(bytes[rhs.value])
+                }
+                return bytes[lhs.key].lexicographicallyPrecedes(bytes[rhs.key])
+            }
+            var out: [UInt8] = []
+            out.reserveCapacity(bytes.count + 2 * pairs.count)
+            for pair in pairs {
+                if !out.isEmpty { out.append(UInt8(ascii: "&")) }
+                out.append(contentsOf: bytes[pair.key])
+                out.append(UInt8(ascii: "="))
+                out.append(contentsOf: bytes[pair.value])
+            }
+            return String(decoding: out, as: UTF8.self)
+        }
+    }
+
     // MARK: Internals
 
     private func plusForSpace(inBody: Bool) -> Bool {

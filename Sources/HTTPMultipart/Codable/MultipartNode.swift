@@ -94,7 +94,7 @@ final class MultipartNode {
             let partName = name ?? ""
             switch leaf {
             case .text(let text):
-                try form.append(name: partName, value: text)
+                try form.appendText(name: partName, value: text)
             case .data(let data):
                 try form.append(name: partName, data: data)
             case .file(let file):

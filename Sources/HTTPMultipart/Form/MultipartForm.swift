@@ -16,7 +16,7 @@ import HTTPCore
 ///
 /// ```swift
 /// var form = MultipartForm()
-/// try form.append(name: "title", value: "Holiday")
+/// form.append(name: "title", value: "Holiday")
 /// try form.append(name: "photo", fileAt: URL(fileURLWithPath: "/tmp/beach.jpg"))  // image/jpeg, beach.jpg
 /// try form.append(name: "notes", data: Data("…".utf8), filename: "notes.txt")
 ///
@@ -35,12 +35,21 @@ public struct MultipartForm: Sendable {
     public var boundary: MultipartBoundary
     /// The parts, in the order they are encoded.
     public private(set) var parts: [MultipartPart]
+    /// The first error of an append that does not throw (``append(name:value:)`` with a name
+    /// that cannot be sent), or `nil`.
+    ///
+    /// The part was not appended. ``encodedInMemory()``, ``encode(toFileAt:chunkSize:)`` and
+    /// ``encoded(memoryThreshold:temporaryDirectory:)`` throw this error, the body of
+    /// ``streamingBody(chunkSize:)`` throws it when read, and `HTTPRequest.multipart(boundary:_:)`
+    /// keeps it as the request's `pendingError`, so a form missing a part is never sent.
+    public private(set) var pendingError: MultipartError?
 
     /// Creates an empty form.
     /// - Parameter boundary: The boundary; a fresh random one by default.
     public init(boundary: MultipartBoundary = .random()) {
         self.boundary = boundary
         self.parts = []
+        self.pendingError = nil
     }
 
     /// The `Content-Type` of the encoded form: `multipart/form-data` with its boundary.
@@ -64,11 +73,31 @@ public struct MultipartForm: Sendable {
 
     /// Appends a text field, sent as UTF-8 without a `Content-Type` (RFC 7578 §4.4 reads it
     /// as `text/plain`).
+    ///
+    /// This needs no `try`: a name that cannot be sent is not appended, and the form keeps the
+    /// error as ``pendingError``, which encoding the form throws.
+    ///
+    /// ```swift
+    /// var form = MultipartForm()
+    /// form.append(name: "title", value: "Holiday")
+    /// form.append(name: "bell\u{7}", value: "x")  // not appended: kept as pendingError
+    /// print(form.parts.count, form.pendingError?.code == .invalidName)  // 1 true
+    /// ```
     /// - Parameters:
-    ///   - name: The field name; `"`, CR and LF are escaped as browsers do.
+    ///   - name: The field name; `"`, CR and LF are escaped as browsers do. A name holding
+    ///     another control character (NUL, DEL, …) is kept as ``pendingError`` with code
+    ///     ``MultipartError/Code/invalidName``, unless an earlier error is.
     ///   - value: The text.
-    /// - Throws: ``MultipartError/Code/invalidName`` when `name` holds another control character.
-    public mutating func append(name: String, value: String) throws(MultipartError) {
+    public mutating func append(name: String, value: String) {
+        do {
+            try appendText(name: name, value: value)
+        } catch {
+            if pendingError == nil { pendingError = error }
+        }
+    }
+
+    /// Appends a text field, or throws what ``append(name:value:)`` keeps.
+    mutating func appendText(name: String, value: String) throws(MultipartError) {
         let fields = try FormDataDisposition.fields(name: name, filename: nil, contentType: nil)
         parts.append(try MultipartPart(headerFields: fields, data: Data(value.utf8)))
     }

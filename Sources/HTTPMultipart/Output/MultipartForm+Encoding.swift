@@ -4,8 +4,9 @@ import HTTPCore
 extension MultipartForm {
     /// Encodes the form into memory.
     /// - Returns: The form with a body of `HTTPBody.Source.data`.
-    /// - Throws: ``MultipartError`` naming the part or file that could not be read, or
-    ///   ``MultipartError/Code/boundaryInContent`` when a fixed boundary occurs in a part.
+    /// - Throws: The form's ``pendingError``; ``MultipartError`` naming the part or file that
+    ///   could not be read, or ``MultipartError/Code/boundaryInContent`` when a fixed boundary
+    ///   occurs in a part.
     public func encodedInMemory() async throws(MultipartError) -> EncodedForm {
         let layout = try checkedLayout()
         let data = try await MemoryOutput.encode(layout)
@@ -21,7 +22,8 @@ extension MultipartForm {
     ///   - url: The `file:` URL to write; replaced if it exists.
     ///   - chunkSize: The size of each read and write; 1 MiB by default.
     /// - Returns: The form with a body of `HTTPBody.Source.file` at `url`.
-    /// - Throws: ``MultipartError`` naming the file that could not be read or written.
+    /// - Throws: The form's ``pendingError`` (nothing is written then); ``MultipartError``
+    ///   naming the file that could not be read or written.
     public func encode(
         toFileAt url: URL, chunkSize: Int = defaultChunkSize
     ) async throws(MultipartError)
@@ -45,14 +47,16 @@ extension MultipartForm {
     /// part is a one-shot stream.
     /// - Parameter chunkSize: The size of each chunk; 1 MiB by default.
     /// - Returns: The form with a streaming body whose length is ``contentLength``. Reading
-    ///   it throws ``MultipartError`` when a part cannot be read.
+    ///   it throws ``MultipartError`` when a part cannot be read, and the form's
+    ///   ``pendingError`` before anything else.
     public func streamingBody(chunkSize: Int = defaultChunkSize) -> EncodedForm {
         let layout = FormLayout(parts: parts, boundary: boundary)
         let sequence = FormChunkSequence(layout: layout, chunkSize: max(1, chunkSize))
         let check = boundary.isRandom ? nil : boundary
         let behavior: HTTPBody.IterationBehavior = layout.isReplayable ? .multiple : .single
+        let pendingError = pendingError
         let body = HTTPBody(length: .known(layout.length), iterationBehavior: behavior) {
-            CheckedChunks(base: sequence, fixedBoundary: check)
+            CheckedChunks(base: sequence, fixedBoundary: check, pendingError: pendingError)
         }
         return EncodedForm(body: body, contentType: contentType)
     }
@@ -74,8 +78,10 @@ extension MultipartForm {
         return try await encode(toFileAt: temporaryDirectory.appendingPathComponent(name))
     }
 
-    /// The layout, after checking a fixed boundary against the in-memory parts.
+    /// The layout, after checking that no append failed and a fixed boundary against the
+    /// in-memory parts.
     func checkedLayout() throws(MultipartError) -> FormLayout {
+        if let pendingError { throw pendingError }
         if !boundary.isRandom { try Self.checkBoundary(boundary, notIn: parts) }
         return FormLayout(parts: parts, boundary: boundary)
     }
@@ -93,22 +99,28 @@ extension MultipartForm {
     }
 }
 
-/// Checks a fixed boundary against in-memory parts before the first chunk of a streaming body.
+/// Throws the form's pending error, or checks a fixed boundary against in-memory parts, before
+/// the first chunk of a streaming body.
 struct CheckedChunks: AsyncSequence, Sendable {
     typealias Element = Data
 
     let base: FormChunkSequence
     let fixedBoundary: MultipartBoundary?
+    let pendingError: MultipartError?
 
     func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: base.makeAsyncIterator(), pending: fixedBoundary.map { ($0, base.layout) })
+        AsyncIterator(
+            base: base.makeAsyncIterator(), pending: fixedBoundary.map { ($0, base.layout) },
+            pendingError: pendingError)
     }
 
     struct AsyncIterator: AsyncIteratorProtocol {
         var base: FormChunkSequence.AsyncIterator
         var pending: (MultipartBoundary, FormLayout)?
+        var pendingError: MultipartError?
 
         mutating func next() async throws -> Data? {
+            if let pendingError { throw pendingError }
             if let (boundary, layout) = pending {
                 pending = nil
                 let parts = layout.segments.compactMap { segment -> MultipartPart? in

@@ -7,14 +7,14 @@ extension HTTPRequest {
     ///
     /// ```swift
     /// let request = HTTPRequest.post("upload").multipart { form in
-    ///     try form.append(name: "title", value: "Heron")
+    ///     form.append(name: "title", value: "Heron")
     ///     try form.append(name: "video", fileAt: videoURL)
     /// }
     /// ```
     /// - Parameters:
     ///   - boundary: The boundary; random by default.
-    ///   - build: Appends the parts; what it throws (a ``MultipartError``) is kept as the
-    ///     request's `pendingError`.
+    ///   - build: Appends the parts; what it throws (a ``MultipartError``), or else the form's
+    ///     ``MultipartForm/pendingError``, is kept as the request's `pendingError`.
     /// - Returns: The request with the body, or this one with the error kept.
     public func multipart(
         boundary: MultipartBoundary = .random(), _ build: (inout MultipartForm) throws -> Void
@@ -22,6 +22,7 @@ extension HTTPRequest {
         modified { request in
             var form = MultipartForm(boundary: boundary)
             try build(&form)
+            if let error = form.pendingError { throw error }
             let encoded = form.streamingBody()
             request = request.body(encoded.body, contentType: encoded.contentType)
         }

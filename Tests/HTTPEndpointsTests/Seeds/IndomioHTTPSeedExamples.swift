@@ -139,7 +139,7 @@ func indomioHTTP13(user: String, pwd: String) -> HTTPRequest {
 func indomioHTTP14(fileURL: URL, myFileName: String, someData: Data, stream: InputStream, size: Int64) -> HTTPRequest {
     HTTPRequest.post("upload").multipart { form in
         try form.append(name: myFileName, fileAt: fileURL)
-        try form.append(name: "report_type", value: "bug")
+        form.append(name: "report_type", value: "bug")
         try form.append(name: "binary_data", data: someData)
         try form.append(name: "blob", stream: stream, length: size)
     }

@@ -10,8 +10,8 @@ import Testing
 // differs: no UIKit helper turns an image into JPEG bytes: the caller passes them
 func osiris1(avatarData: Data) throws -> MultipartForm {
     var form = MultipartForm()
-    try form.append(name: "email", value: "somebody@example.com")
-    try form.append(name: "password", value: "secret")
+    form.append(name: "email", value: "somebody@example.com")
+    form.append(name: "password", value: "secret")
     try form.append(name: "avatar.jpg", data: avatarData, contentType: .jpeg)
     return form
 }
@@ -53,8 +53,8 @@ func osiris5(jpeg: Data) -> HTTPRequest {
     HTTPRequest.post("https://example.com")
         .header("x-custom", "42")
         .multipart { form in
-            try form.append(name: "email", value: "someone@example.com")
-            try form.append(name: "password", value: "secret")
+            form.append(name: "email", value: "someone@example.com")
+            form.append(name: "password", value: "secret")
             try form.append(name: "avatar", data: jpeg, filename: "avatar.jpg")
         }
 }

@@ -37,7 +37,7 @@ struct FormSpec: CustomStringConvertible {
         for (index, part) in parts.enumerated() {
             switch part.source {
             case .text:
-                try form.append(name: part.name, value: String(decoding: part.bytes, as: UTF8.self))
+                form.append(name: part.name, value: String(decoding: part.bytes, as: UTF8.self))
             case .data:
                 try form.append(
                     name: part.name, data: part.bytes, filename: part.filename, contentType: part.contentType)
