@@ -239,6 +239,25 @@ struct SourceExampleTests {
         #expect(printed == ["200 OK 0 1"])
     }
 
+    @Test("ClosureInterceptor")
+    func closureInterceptor() async throws {
+        let httpbin = try TestServers.httpbin()
+        let printed = Locked<[String]>([])
+        @Sendable func print(_ items: Any...) {
+            printed.withLock { $0.append(items.map { "\($0)" }.joined(separator: " ")) }
+        }
+
+        let client = Client(
+            baseURL: httpbin,
+            interceptors: [
+                .prepare { request in request = request.header("X-Trace", "heron-1") },
+                .decide { outcome, context in print(outcome, "after attempt", context.attempt) },
+            ])
+        _ = try await client.send(.get("get"))  // 200 OK after attempt 1
+
+        #expect(printed.withLock { $0 } == ["200 OK after attempt 1"])
+    }
+
     @Test("ClientResponse.map")
     func clientResponseMap() async throws {
         let client = Self.stubClient()

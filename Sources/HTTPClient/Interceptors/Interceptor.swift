@@ -66,7 +66,7 @@ extension Interceptor {
 }
 
 /// How one attempt ended, as interceptors see it.
-public enum AttemptOutcome: Sendable {
+public enum AttemptOutcome: Sendable, CustomStringConvertible {
     /// The server answered. `body` holds the bytes when the response is buffered in
     /// memory, and is `nil` for downloads to a file and streamed responses.
     case response(HTTPResponse, body: Data?)
@@ -83,6 +83,14 @@ public enum AttemptOutcome: Sendable {
     public var error: ClientError? {
         if case .failure(let error) = self { return error }
         return nil
+    }
+
+    /// The status (`200 OK`), or the error's code and message (`cannotConnect: ...`).
+    public var description: String {
+        switch self {
+        case .response(let head, _): return head.status.description
+        case .failure(let error): return "\(error.code.rawValue): \(error.message)"
+        }
     }
 }
 

@@ -1,0 +1,205 @@
+import HTTPCore
+
+/// An interceptor made of closures, as ``EventObserver`` is an observer: a step written where
+/// the client is made, without a type of its own.
+///
+/// Make one with `.prepare { request in ... }` or `.decide { outcome, context in ... }` where
+/// an `any Interceptor` is expected (a client's list), or with `init(prepare:decide:)` for
+/// both steps. A closure that does not `await` runs inline, with
+/// no task of its own; one that does runs under the attempt's timeout, as any interceptor.
+///
+/// ```swift
+/// let client = Client(
+///     baseURL: httpbin,
+///     interceptors: [
+///         .prepare { request in request = request.header("X-Trace", "heron-1") },
+///         .decide { outcome, context in print(outcome, "after attempt", context.attempt) },
+///     ])
+/// _ = try await client.send(.get("get"))  // 200 OK after attempt 1
+/// ```
+public struct ClosureInterceptor: Interceptor {
+    private let prepareStep: Step?
+    private let decideStep: Judge?
+    /// Whether neither closure can suspend.
+    let runsInline: Bool
+
+    /// A `prepare` closure, as it waits or not.
+    private enum Step: Sendable {
+        case inline(@Sendable (inout HTTPRequest, inout InterceptorContext) throws -> Void)
+        case waiting(@Sendable (inout HTTPRequest, inout InterceptorContext) async throws -> Void)
+    }
+
+    /// A `decide` closure, as it waits or not.
+    private enum Judge: Sendable {
+        case inline(@Sendable (AttemptOutcome, InterceptorContext) throws -> InterceptorDecision)
+        case waiting(@Sendable (AttemptOutcome, InterceptorContext) async throws -> InterceptorDecision)
+    }
+
+    private init(prepare: Step?, decide: Judge?) {
+        self.prepareStep = prepare
+        self.decideStep = decide
+        var inline = true
+        if case .waiting = prepare { inline = false }
+        if case .waiting = decide { inline = false }
+        self.runsInline = inline
+    }
+
+    /// An interceptor with both steps, each given the attempt's context.
+    /// - Parameters:
+    ///   - prepare: Changes the request before each attempt.
+    ///   - decide: Judges each attempt's outcome.
+    public init(
+        prepare: @escaping @Sendable (inout HTTPRequest, inout InterceptorContext) throws -> Void,
+        decide: @escaping @Sendable (AttemptOutcome, InterceptorContext) throws -> InterceptorDecision
+    ) {
+        self.init(prepare: .inline(prepare), decide: .inline(decide))
+    }
+
+    /// An interceptor whose steps may wait, each given the attempt's context.
+    /// - Parameters:
+    ///   - prepare: Changes the request before each attempt.
+    ///   - decide: Judges each attempt's outcome.
+    @_disfavoredOverload
+    public init(
+        prepare: @escaping @Sendable (inout HTTPRequest, inout InterceptorContext) async throws -> Void,
+        decide: @escaping @Sendable (AttemptOutcome, InterceptorContext) async throws -> InterceptorDecision
+    ) {
+        self.init(prepare: .waiting(prepare), decide: .waiting(decide))
+    }
+
+    /// An interceptor that changes each request before it is sent.
+    /// - Parameter body: Changes the request; a fluent modifier's error left in it, or an
+    ///   error thrown, fails the call.
+    /// - Returns: The interceptor.
+    public static func prepare(_ body: @escaping @Sendable (inout HTTPRequest) throws -> Void) -> ClosureInterceptor {
+        ClosureInterceptor(prepare: .inline { request, _ in try body(&request) }, decide: nil)
+    }
+
+    /// An interceptor that changes each request before it is sent, and may wait (for a token,
+    /// say).
+    /// - Parameter body: Changes the request.
+    /// - Returns: The interceptor.
+    @_disfavoredOverload
+    public static func prepare(
+        _ body: @escaping @Sendable (inout HTTPRequest) async throws -> Void
+    ) -> ClosureInterceptor {
+        ClosureInterceptor(prepare: .waiting { request, _ in try await body(&request) }, decide: nil)
+    }
+
+    /// An interceptor that judges each attempt's outcome: its answer is the decision
+    /// (``InterceptorDecision/proceed`` leaves it to the next interceptor and the retry policies).
+    /// - Parameter body: Decides, given the outcome and the attempt's context.
+    /// - Returns: The interceptor.
+    public static func decide(
+        _ body: @escaping @Sendable (AttemptOutcome, InterceptorContext) throws -> InterceptorDecision
+    ) -> ClosureInterceptor {
+        ClosureInterceptor(prepare: nil, decide: .inline(body))
+    }
+
+    /// An interceptor that looks at each attempt's outcome and leaves the decision to others
+    /// (it proceeds): a log line, a metric.
+    /// - Parameter body: Looks at the outcome and the attempt's context.
+    /// - Returns: The interceptor.
+    public static func decide(
+        _ body: @escaping @Sendable (AttemptOutcome, InterceptorContext) throws -> Void
+    ) -> ClosureInterceptor {
+        ClosureInterceptor(
+            prepare: nil,
+            decide: .inline { outcome, context in
+                try body(outcome, context)
+                return .proceed
+            })
+    }
+
+    /// An interceptor that judges each attempt's outcome and may wait to do so.
+    /// - Parameter body: Decides, given the outcome and the attempt's context.
+    /// - Returns: The interceptor.
+    @_disfavoredOverload
+    public static func decide(
+        _ body: @escaping @Sendable (AttemptOutcome, InterceptorContext) async throws -> InterceptorDecision
+    ) -> ClosureInterceptor {
+        ClosureInterceptor(prepare: nil, decide: .waiting(body))
+    }
+
+    /// Runs the `prepare` closure, if any.
+    /// - Parameters:
+    ///   - request: The request to change.
+    ///   - context: The attempt's context.
+    public func prepare(_ request: inout HTTPRequest, context: inout InterceptorContext) async throws {
+        switch prepareStep {
+        case .inline(let step): try step(&request, &context)
+        case .waiting(let step): try await step(&request, &context)
+        case nil: break
+        }
+    }
+
+    /// Runs the `decide` closure, if any; proceeds otherwise.
+    /// - Parameters:
+    ///   - outcome: The attempt's outcome.
+    ///   - context: The attempt's context.
+    /// - Returns: The closure's decision.
+    public func decide(
+        _ outcome: AttemptOutcome, context: inout InterceptorContext
+    ) async throws
+        -> InterceptorDecision
+    {
+        switch decideStep {
+        case .inline(let judge): return try judge(outcome, context)
+        case .waiting(let judge): return try await judge(outcome, context)
+        case nil: return .proceed
+        }
+    }
+}
+
+extension Interceptor where Self == ClosureInterceptor {
+    /// An interceptor that changes each request before it is sent:
+    /// `Client(interceptors: [.prepare { request in ... }])`.
+    /// - Parameter body: Changes the request.
+    /// - Returns: The interceptor.
+    public static func prepare(_ body: @escaping @Sendable (inout HTTPRequest) throws -> Void) -> ClosureInterceptor {
+        ClosureInterceptor.prepare(body)
+    }
+
+    /// An interceptor that changes each request before it is sent, and may wait.
+    /// - Parameter body: Changes the request.
+    /// - Returns: The interceptor.
+    @_disfavoredOverload
+    public static func prepare(
+        _ body: @escaping @Sendable (inout HTTPRequest) async throws -> Void
+    ) -> ClosureInterceptor {
+        ClosureInterceptor.prepare(body)
+    }
+
+    /// An interceptor whose answer is the decision after each attempt:
+    /// `Client(interceptors: [.decide { outcome, context in ... }])`.
+    /// - Parameter body: Decides, given the outcome and the attempt's context.
+    /// - Returns: The interceptor.
+    public static func decide(
+        _ body: @escaping @Sendable (AttemptOutcome, InterceptorContext) throws -> InterceptorDecision
+    ) -> ClosureInterceptor {
+        ClosureInterceptor.decide(body)
+    }
+
+    /// An interceptor that looks at each attempt's outcome and proceeds.
+    /// - Parameter body: Looks at the outcome and the attempt's context.
+    /// - Returns: The interceptor.
+    public static func decide(
+        _ body: @escaping @Sendable (AttemptOutcome, InterceptorContext) throws -> Void
+    ) -> ClosureInterceptor {
+        ClosureInterceptor.decide(body)
+    }
+
+    /// An interceptor that judges each attempt's outcome and may wait to do so.
+    /// - Parameter body: Decides, given the outcome and the attempt's context.
+    /// - Returns: The interceptor.
+    @_disfavoredOverload
+    public static func decide(
+        _ body: @escaping @Sendable (AttemptOutcome, InterceptorContext) async throws -> InterceptorDecision
+    ) -> ClosureInterceptor {
+        ClosureInterceptor.decide(body)
+    }
+}
+
+extension ClosureInterceptor: InlineSteps {
+    var stepsRunInline: Bool { runsInline }
+}
