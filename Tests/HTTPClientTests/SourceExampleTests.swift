@@ -258,6 +258,36 @@ struct SourceExampleTests {
         #expect(printed.withLock { $0 } == ["200 OK after attempt 1"])
     }
 
+    @Test("HTTPRequest.uploadProgress")
+    func uploadProgress() async throws {
+        let client = Client(baseURL: try TestServers.httpbin())
+        let printed = Locked<[String]>([])
+        @Sendable func print(_ items: Any...) {
+            printed.withLock { $0.append(items.map { "\($0)" }.joined(separator: " ")) }
+        }
+
+        let response = try await client.send(
+            .post("post").body(HTTPBody(Data(count: 1 << 20))).uploadProgress { print($0.fraction) })
+        print(response.status)  // 200 OK, after fractions up to 1.0
+
+        let lines = printed.withLock { $0 }
+        #expect(lines.suffix(2) == ["1.0", "200 OK"])
+        #expect(lines.dropLast().allSatisfy { Double($0).map { (0...1).contains($0) } ?? false })
+    }
+
+    @Test("Client.download to a temporary file")
+    func downloadTemporary() async throws {
+        let client = Client(baseURL: try TestServers.httpbin())
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let response = try await client.download(.get("bytes/1024"))
+        print(response.body.path.hasPrefix(FileManager.default.temporaryDirectory.path))  // true
+        try FileManager.default.removeItem(at: response.body)
+
+        #expect(printed == ["true"])
+    }
+
     @Test("ClientResponse.map")
     func clientResponseMap() async throws {
         let client = Self.stubClient()

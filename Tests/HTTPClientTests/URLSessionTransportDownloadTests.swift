@@ -31,14 +31,18 @@ struct URLSessionTransportDownloadTests {
         #expect(try Data(contentsOf: destination) == TransportFixture.pattern(1000))
     }
 
-    @Test func fileDownloadIntoAMissingDirectoryIsFileWriteFailed() async throws {
-        let destination = TransportFixture.temporaryFile("missing-dir").appendingPathComponent("file.bin")
+    @Test func fileDownloadWhereAFolderCannotBeMadeIsFileWriteFailed() async throws {
+        // A regular file stands where the folder would go.
+        let blocker = TransportFixture.temporaryFile("blocker")
+        try Data("x".utf8).write(to: blocker)
+        defer { try? FileManager.default.removeItem(at: blocker) }
+        let destination = blocker.appendingPathComponent("sub/file.bin")
         let error = await #expect(throws: ClientError.self) {
             try await client.download(
                 try TransportFixture.request(.get, TransportFixture.fault("/bytes?n=10")), to: destination)
         }
         #expect(error?.code == .fileWriteFailed)
-        #expect(error?.message.contains(destination.deletingLastPathComponent().path) == true)
+        #expect(error?.message.contains(blocker.path) == true)
     }
 
 }

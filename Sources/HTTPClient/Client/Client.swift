@@ -76,8 +76,15 @@ public final class Client: Sendable {
     private let defaultFieldNames: Set<HTTPFieldName>
     /// Whether every interceptor's steps run inline (``InlineSteps``).
     let interceptorsRunInline: Bool
+    /// The error every call throws when the client was given base URL text that is not a URL.
+    let baseURLError: ClientError?
 
-    /// Creates a client.
+    /// Creates a client whose relative request URLs resolve against `baseURL`.
+    ///
+    /// `baseURL` is a `URL`, not an optional one: `Client(baseURL: URL(string: text))` does not
+    /// compile, so a mistyped address cannot leave a client silently without a base URL. Give
+    /// the text itself (`Client(baseURL: "https://api.example.com/v2")`) to have a bad one
+    /// reported by every call.
     /// - Parameters:
     ///   - baseURL: The URL relative request URLs resolve against.
     ///   - headerFields: Fields added to requests that lack them (`Authorization`, `Cookie` and
@@ -91,14 +98,105 @@ public final class Client: Sendable {
     ///   - values: Values every call starts with; a call's own values win.
     ///   - deadline: The longest any call may take, every attempt and wait included, unless the
     ///     call sets its own; `nil` for none.
-    public init(
-        baseURL: URL? = nil, headerFields: HTTPFields = [], transport: any ClientTransport = URLSessionTransport(),
+    public convenience init(
+        baseURL: URL, headerFields: HTTPFields = [], transport: any ClientTransport = URLSessionTransport(),
         interceptors: [any Interceptor] = [], observers: [any ClientObserver] = [], retry: RetryStack = .default,
         redirectLimit: Int = 10, timeout: Duration? = .seconds(60), values: RequestValues = RequestValues(),
         deadline: Duration? = nil
     ) {
+        self.init(
+            base: .url(baseURL), headerFields: headerFields, transport: transport, interceptors: interceptors,
+            observers: observers, retry: retry, redirectLimit: redirectLimit, timeout: timeout, values: values,
+            deadline: deadline)
+    }
+
+    /// Creates a client whose relative request URLs resolve against the URL `baseURL` spells,
+    /// such as `"https://api.example.com/v2"`.
+    ///
+    /// Text that is not an absolute `http` or `https` URL with a host makes a client whose
+    /// every call fails with ``ClientError/Code/invalidRequest`` naming the text: loudly, at the
+    /// first call, never by sending requests elsewhere.
+    /// - Parameters:
+    ///   - baseURL: The base URL's text.
+    ///   - headerFields: Fields added to requests that lack them.
+    ///   - transport: What sends the requests; a new ``URLSessionTransport`` by default.
+    ///   - interceptors: Interceptors; `prepare` in this order, `decide` in reverse.
+    ///   - observers: Observers of every step.
+    ///   - retry: The retry policies; ``RetryStack/default`` by default.
+    ///   - redirectLimit: The most redirects per attempt; 10 by default, 0 to not follow.
+    ///   - timeout: The default per-attempt timeout; 60 seconds by default.
+    ///   - values: Values every call starts with; a call's own values win.
+    ///   - deadline: The longest any call may take; `nil` for none.
+    public convenience init(
+        baseURL: String, headerFields: HTTPFields = [], transport: any ClientTransport = URLSessionTransport(),
+        interceptors: [any Interceptor] = [], observers: [any ClientObserver] = [], retry: RetryStack = .default,
+        redirectLimit: Int = 10, timeout: Duration? = .seconds(60), values: RequestValues = RequestValues(),
+        deadline: Duration? = nil
+    ) {
+        let base: Base
+        if let url = URL(string: baseURL), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = url.host, !host.isEmpty
+        {
+            base = .url(url)
+        } else {
+            base = .invalid(baseURL)
+        }
+        self.init(
+            base: base, headerFields: headerFields, transport: transport, interceptors: interceptors,
+            observers: observers, retry: retry, redirectLimit: redirectLimit, timeout: timeout, values: values,
+            deadline: deadline)
+    }
+
+    /// Creates a client without a base URL: every request gives an absolute URL.
+    /// - Parameters:
+    ///   - headerFields: Fields added to requests that lack them.
+    ///   - transport: What sends the requests; a new ``URLSessionTransport`` by default.
+    ///   - interceptors: Interceptors; `prepare` in this order, `decide` in reverse.
+    ///   - observers: Observers of every step.
+    ///   - retry: The retry policies; ``RetryStack/default`` by default.
+    ///   - redirectLimit: The most redirects per attempt; 10 by default, 0 to not follow.
+    ///   - timeout: The default per-attempt timeout; 60 seconds by default.
+    ///   - values: Values every call starts with; a call's own values win.
+    ///   - deadline: The longest any call may take; `nil` for none.
+    public convenience init(
+        headerFields: HTTPFields = [], transport: any ClientTransport = URLSessionTransport(),
+        interceptors: [any Interceptor] = [], observers: [any ClientObserver] = [], retry: RetryStack = .default,
+        redirectLimit: Int = 10, timeout: Duration? = .seconds(60), values: RequestValues = RequestValues(),
+        deadline: Duration? = nil
+    ) {
+        self.init(
+            base: .none, headerFields: headerFields, transport: transport, interceptors: interceptors,
+            observers: observers, retry: retry, redirectLimit: redirectLimit, timeout: timeout, values: values,
+            deadline: deadline)
+    }
+
+    /// What a client was given as its base URL.
+    enum Base {
+        case none
+        case url(URL)
+        /// Text that is not an absolute http(s) URL: every call fails naming it.
+        case invalid(String)
+    }
+
+    init(
+        base: Base, headerFields: HTTPFields, transport: any ClientTransport, interceptors: [any Interceptor],
+        observers: [any ClientObserver], retry: RetryStack, redirectLimit: Int, timeout: Duration?,
+        values: RequestValues, deadline: Duration?
+    ) {
+        switch base {
+        case .none:
+            self.baseURL = nil
+            self.baseURLError = nil
+        case .url(let url):
+            self.baseURL = url
+            self.baseURLError = nil
+        case .invalid(let text):
+            self.baseURL = nil
+            self.baseURLError = ClientError(
+                .invalidRequest,
+                "the client's base URL \"\(text)\" is not an absolute http or https URL with a host")
+        }
         self.deadline = deadline
-        self.baseURL = baseURL
         self.headerFields = headerFields
         self.transport = transport
         self.interceptors = interceptors
@@ -139,7 +237,8 @@ public final class Client: Sendable {
     /// `destination`, and what a failed call wrote (a partial body, or the body of a
     /// response the call then gave up on) is removed, leaving an existing file as it was.
     /// Whatever the status of the response returned, its body is written: check
-    /// ``ClientResponse/status`` or use ``ResponseValidation``.
+    /// ``ClientResponse/status`` or use ``ResponseValidation``. Folders missing on the way to
+    /// `destination` are created, and removed again if the call fails.
     /// - Parameters:
     ///   - request: The request.
     ///   - destination: Where to put the body; replaced if it exists.
@@ -151,6 +250,9 @@ public final class Client: Sendable {
     )
         async throws -> ClientResponse<URL>
     {
+        let created = try DownloadFile.createFolders(for: destination, request: request)
+        var succeeded = false
+        defer { if !succeeded { DownloadFile.removeFolders(created) } }
         // Attempts write here; the file reaches `destination` only when the call succeeds.
         let partial = destination.deletingLastPathComponent()
             .appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString).download")
@@ -165,7 +267,38 @@ public final class Client: Sendable {
                 "cannot move the response body to \(destination.path): \(String(cString: strerror(errno)))",
                 request: response.request, response: response.head)
         }
+        succeeded = true
         return response.map { _ in destination }
+    }
+
+    /// Sends a request and writes the response body to a new file in the temporary folder,
+    /// which is yours to move or remove: Alamofire's download without a destination.
+    ///
+    /// ```swift
+    /// let response = try await client.download(.get("bytes/1024"))
+    /// print(response.body.path.hasPrefix(FileManager.default.temporaryDirectory.path))  // true
+    /// try FileManager.default.removeItem(at: response.body)
+    /// ```
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - options: Per-call settings, such as progress.
+    /// - Returns: The response, its body the URL of the file (`heron-download-<UUID>`, with the
+    ///   extension of the request URL's last path component, if any).
+    /// - Throws: As ``download(_:to:options:)``.
+    public func download(
+        _ request: HTTPRequest, options: RequestOptions = RequestOptions()
+    ) async throws
+        -> ClientResponse<URL>
+    {
+        var name = "heron-download-\(UUID().uuidString)"
+        let pathExtension = request.url.pathExtension
+        if !pathExtension.isEmpty, pathExtension.utf8.count <= 16,
+            pathExtension.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) })
+        {
+            name += ".\(pathExtension)"
+        }
+        return try await download(
+            request, to: FileManager.default.temporaryDirectory.appendingPathComponent(name), options: options)
     }
 
     /// Sends a request and returns the response body as it arrives.
@@ -203,6 +336,11 @@ public final class Client: Sendable {
 
     /// The request with its URL resolved and the default header fields added.
     func resolved(_ request: HTTPRequest) throws(ClientError) -> HTTPRequest {
+        if var error = baseURLError {
+            error.method = request.method
+            error.url = request.url
+            throw error
+        }
         var request = request
         // An absolute URL is kept as it is: the request's storage then stays shared, not copied.
         if BaseURLResolver.needsResolving(request.url) {

@@ -22,3 +22,41 @@ extension PartialFile<ClientError> {
         }
     }
 }
+
+extension PartialFile<ClientError> {
+    /// Creates the folders missing on the way to `destination`'s folder.
+    /// - Parameters:
+    ///   - destination: A `file:` URL.
+    ///   - request: The request, for errors.
+    /// - Returns: The folders created, the outermost first.
+    /// - Throws: ``ClientError/Code/fileWriteFailed`` naming the folder that could not be made
+    ///   (the ones made before it are removed).
+    static func createFolders(for destination: URL, request: HTTPRequest) throws(ClientError) -> [URL] {
+        var missing: [URL] = []
+        var folder = destination.deletingLastPathComponent().standardizedFileURL
+        var isFolder: ObjCBool = false
+        while !FileManager.default.fileExists(atPath: folder.path, isDirectory: &isFolder), folder.path != "/" {
+            missing.append(folder)
+            folder = folder.deletingLastPathComponent()
+        }
+        var created: [URL] = []
+        for folder in missing.reversed() {
+            do {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
+                created.append(folder)
+            } catch {
+                removeFolders(created)
+                throw ClientError(
+                    .fileWriteFailed, "cannot create the folder \(folder.path) for the download: \(error)",
+                    request: request, underlying: error)
+            }
+        }
+        return created
+    }
+
+    /// Removes `folders` (as ``createFolders(for:request:)`` returned them), innermost first,
+    /// each only while empty.
+    static func removeFolders(_ folders: [URL]) {
+        for folder in folders.reversed() where rmdir(folder.path) != 0 { return }
+    }
+}

@@ -60,12 +60,44 @@ extension HTTPRequest {
     }
 
     /// This request reporting upload and download progress to `handler`, from any thread.
+    ///
+    /// Each call adds a handler: `.uploadProgress { }` and `.downloadProgress { }` on one
+    /// request both report.
     /// - Parameter handler: Called with each progress update.
     /// - Returns: The request with the setting.
     public func progress(_ handler: @escaping @Sendable (TransferProgress) -> Void) -> HTTPRequest {
         var copy = self
-        copy.options[ProgressOption.self] = handler
+        if let earlier = options[ProgressOption.self] {
+            copy.options[ProgressOption.self] = { progress in
+                earlier(progress)
+                handler(progress)
+            }
+        } else {
+            copy.options[ProgressOption.self] = handler
+        }
         return copy
+    }
+
+    /// This request reporting how much of its body has been sent, from any thread.
+    ///
+    /// ```swift
+    /// let response = try await client.send(
+    ///     .post("post").body(HTTPBody(Data(count: 1 << 20))).uploadProgress { print($0.fraction) })
+    /// print(response.status)  // 200 OK, after fractions up to 1.0
+    /// ```
+    /// - Parameter handler: Called with each upload update; ``TransferProgress/fraction`` is
+    ///   exact whenever the body's length is known (bytes, a file, a form).
+    /// - Returns: The request with the setting.
+    public func uploadProgress(_ handler: @escaping @Sendable (TransferProgress) -> Void) -> HTTPRequest {
+        progress { if $0.direction == .upload { handler($0) } }
+    }
+
+    /// This request reporting how much of the response body has arrived, from any thread.
+    /// - Parameter handler: Called with each download update; ``TransferProgress/fraction`` is
+    ///   exact when the response declares its length, else 0 until the last report's 1.
+    /// - Returns: The request with the setting.
+    public func downloadProgress(_ handler: @escaping @Sendable (TransferProgress) -> Void) -> HTTPRequest {
+        progress { if $0.direction == .download { handler($0) } }
     }
 
     /// This request with interceptors of its own, added after those it has: their `prepare`

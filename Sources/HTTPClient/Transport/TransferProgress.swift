@@ -34,6 +34,14 @@ public struct TransferProgress: Sendable, Hashable, CustomStringConvertible {
         return min(1, Double(completed) / Double(expected))
     }
 
+    /// `completed / expected` from 0 to 1, as Foundation's `Progress.fractionCompleted` is: 0
+    /// while the total is unknown (``isTotalKnown`` says which). The client's last report of a
+    /// body whose length was unknown gives the count as the total, so it ends at 1.
+    public var fraction: Double { fractionCompleted ?? 0 }
+
+    /// Whether the total is known, so that ``fraction`` measures the transfer.
+    public var isTotalKnown: Bool { expected != nil }
+
     /// `upload 512/1024`.
     public var description: String {
         "\(direction == .upload ? "upload" : "download") \(completed)/\(expected.map(String.init) ?? "?")"
