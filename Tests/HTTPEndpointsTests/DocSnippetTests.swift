@@ -158,7 +158,7 @@ struct DocSnippetTests {
             _ = try await client.call(teapot, variables: ["code": 418])
         } catch let error as EndpointError {
             // httpbin's teapot is not problem+json: the status and body are kept instead.
-            let problem = error.errorBody(as: ProblemDetails.self)
+            let problem = error.body(as: ProblemDetails.self)
             print(error.code, error.status?.code ?? 0, problem == nil)  // unacceptableStatus 418 true
         }
         #expect(printed == ["unacceptableStatus 418 true"])

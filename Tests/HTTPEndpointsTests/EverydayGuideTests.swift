@@ -57,7 +57,7 @@ struct EverydayGuideTests {
         print(response.isSuccess, response.contentType?.charset ?? "")  // true utf-8
         print(try response.text().contains("∮ E⋅da = Q"))  // true
         let envelope = try await client.send(.post("anything").json(["user": "Ada"]))
-        print(try envelope.decode(String.self, at: "json.user"))  // Ada
+        print(try envelope.body(as: String.self, at: "json.user"))  // Ada
         print((try envelope.json() as? [String: Any])?["method"] as? String ?? "")  // POST
 
         var defaults = EndpointDefaults()

@@ -134,7 +134,7 @@ struct SourceExampleTests {
             do {
                 _ = try await client.call(API.user, variables: ["id": 0])
             } catch let error as EndpointError where error.code == .errorResponse {
-                print(error.status ?? 0, error.errorBody(as: ProblemDetails.self)?.title ?? "")
+                print(error.status ?? 0, error.body(as: ProblemDetails.self)?.title ?? "")
             }
         }
         #expect(printed == ["404 Not Found No such user"])
