@@ -86,9 +86,6 @@ extension Client {
     /// `GET`s `url` with `query` appended to its query string, encoded with the client's
     /// query encoder (``EndpointDefaults/queryEncoder``), and reads the response as `type`.
     ///
-    /// ```swift
-    /// let page: [Product] = try await client.get("products", query: Page(number: 2, size: 50))
-    /// ```
     /// - Parameters:
     ///   - url: The target, relative to the base URL or absolute.
     ///   - query: A value that encodes a keyed container, such as a struct.
@@ -109,9 +106,6 @@ extension Client {
     /// `GET`s `url` with untyped parameters appended to its query string, encoded with the
     /// client's query encoder (``EndpointDefaults/queryEncoder``), and reads the response as `type`.
     ///
-    /// ```swift
-    /// let found: [Product] = try await client.get("products", query: ["q": "tea", "page": 2])
-    /// ```
     /// - Parameters:
     ///   - url: The target, relative to the base URL or absolute.
     ///   - query: The parameters: strings, numbers, bools, dates, arrays and nested dictionaries.

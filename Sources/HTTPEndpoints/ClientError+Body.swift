@@ -10,14 +10,6 @@ extension ClientError {
     ///
     /// The same name reads the body of an ``EndpointError`` and of a response:
     ///
-    /// ```swift
-    /// let strict = Client(baseURL: baseURL, interceptors: [ResponseValidation()])
-    /// do {
-    ///     _ = try await strict.send(.get("users/42"))
-    /// } catch let error as ClientError {
-    ///     print(error.body(as: ProblemDetails.self)?.title ?? "")
-    /// }
-    /// ```
     /// - Parameters:
     ///   - type: The type to decode.
     ///   - decoder: The JSON decoder.

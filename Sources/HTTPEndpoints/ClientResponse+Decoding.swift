@@ -40,12 +40,6 @@ extension ClientResponse<Data> {
     /// `EndpointError` and `ClientError` have a `body(as:)` of the same name for the body of
     /// a failed call.
     ///
-    /// ```swift
-    /// let response = try await client.send(.get("users/42"))
-    /// if !response.isSuccess, let problem = try? response.body(as: ProblemDetails.self) {
-    ///     print(problem.title ?? "")
-    /// }
-    /// ```
     /// - Parameters:
     ///   - type: The type to decode.
     ///   - keyPath: Where the value sits inside a JSON envelope; `""` for the whole body.

@@ -131,13 +131,6 @@ public struct EndpointError: Error, Sendable, CustomStringConvertible {
     /// The same name reads the body of a `ClientError` and of a response
     /// (`response.body(as:)`).
     ///
-    /// ```swift
-    /// do {
-    ///     _ = try await client.call(API.user, variables: ["id": 0])
-    /// } catch let error as EndpointError {
-    ///     print(error.status ?? 0, error.body(as: ProblemDetails.self)?.title ?? "")
-    /// }
-    /// ```
     /// - Parameters:
     ///   - type: The type to read.
     ///   - decoder: The JSON decoder; `nil` for the client's (``EndpointDefaults/jsonDecoder``)

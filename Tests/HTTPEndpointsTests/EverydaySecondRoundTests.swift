@@ -40,7 +40,7 @@ private enum BrokenGroup: EndpointGroup {
 }
 
 extension EndpointCall<AnythingEcho> {
-    fileprivate static func renameUser(id: Int, name: String) -> Self {
+    fileprivate static func renameEcho(id: Int, name: String) -> Self {
         HTTPBin.rename.with(Profile(name: name), variables: ["id": id])
     }
 
@@ -131,14 +131,14 @@ struct EverydaySecondRoundTests {
     @Test("a bound call reads as the operation and sends its value and variables")
     func boundCall() async throws {
         let client = Client(for: HTTPBin.self)
-        let echo = try await client.call(.renameUser(id: 7, name: "Ada"))
+        let echo = try await client.call(.renameEcho(id: 7, name: "Ada"))
         #expect(echo.method == "PATCH")
         #expect(echo.url.hasSuffix("/anything/users/7"))
         #expect(echo.json == ["name": "Ada"])
         let response = try await client.response(for: .echoUser(id: 3))
         #expect(response.status == .ok)
         #expect(response.body.url.hasSuffix("/anything/users/3"))
-        let request = try EndpointCall<AnythingEcho>.renameUser(id: 7, name: "Ada").makeRequest()
+        let request = try EndpointCall<AnythingEcho>.renameEcho(id: 7, name: "Ada").makeRequest()
         #expect(request.method == .patch && request.url.relativeString == "/anything/users/7")
         #expect(EndpointCall<AnythingEcho>.echoUser(id: 1).name == "GET /anything/users/{id}")
     }

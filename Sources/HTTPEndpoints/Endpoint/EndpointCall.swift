@@ -10,18 +10,20 @@ import HTTPCore
 /// binds them to the endpoint, and the call site names it with a leading dot:
 ///
 /// ```swift
-/// enum GitHub: EndpointGroup {
-///     static let baseURL = URL(string: "https://api.github.com")!
-///     static let update = Endpoint<UserUpdate, User>(.patch, "/users/{id}", body: .json)
+/// enum Members: EndpointGroup {
+///     static let baseURL = URL(string: "https://api.example.com/v2")!
+///     static let update = Endpoint<MemberUpdate, Member>(.patch, "/members/{id}", body: .json)
 /// }
-/// extension EndpointCall<User> {
-///     static func updateUser(id: Int, name: String) -> Self {
-///         GitHub.update.with(UserUpdate(id: id, name: name))
+/// extension EndpointCall<Member> {
+///     static func updateMember(id: Int, name: String) -> Self {
+///         Members.update.with(MemberUpdate(name: name), variables: ["id": id])
 ///     }
 /// }
+/// ```
 ///
-/// let client = Client(for: GitHub.self)
-/// let user = try await client.call(.updateUser(id: 1, name: "Ada"))
+/// ```swift
+/// let client = Client(for: Members.self, transport: transport)
+/// let member = try await client.call(.updateMember(id: 1, name: "Ada"))
 /// ```
 ///
 /// A bound call is a `Sendable` value: the endpoint's settings (interceptors, timeout,
@@ -59,10 +61,6 @@ extension Endpoint {
     /// This endpoint with a request value and template variables bound, for
     /// `client.call(_:options:)`.
     ///
-    /// ```swift
-    /// let rename = Users.rename.with(Rename(name: "Ada"), variables: ["id": 42])
-    /// let user = try await client.call(rename)
-    /// ```
     /// - Parameters:
     ///   - value: The request value.
     ///   - variables: Template variables, winning over the client's providers and the
@@ -77,10 +75,6 @@ extension Endpoint where Request == Empty {
     /// This endpoint, which sends no request value, with template variables bound, for
     /// `client.call(_:options:)`.
     ///
-    /// ```swift
-    /// let profile = Users.profile.with(variables: ["id": 42])
-    /// let user = try await client.call(profile)
-    /// ```
     /// - Parameter variables: Template variables, winning over the client's providers.
     /// - Returns: The bound call.
     public func with(variables: [String: any Encodable & Sendable]) -> EndpointCall<Response> {
@@ -91,9 +85,6 @@ extension Endpoint where Request == Empty {
 extension Client {
     /// Calls an endpoint whose arguments are bound and returns its response value.
     ///
-    /// ```swift
-    /// let user = try await client.call(.updateUser(id: 1, name: "Ada"))
-    /// ```
     /// - Parameters:
     ///   - call: The bound call.
     ///   - options: Per-call settings; those left at their defaults take the endpoint's.

@@ -55,9 +55,6 @@ extension Client {
     /// Creates a client for the API `group` describes: its base URL, header fields and
     /// endpoint defaults; the other settings are those of `Client`'s own initializer.
     ///
-    /// ```swift
-    /// let client = Client(for: GitHub.self, retry: .default, timeout: .seconds(30))
-    /// ```
     /// - Parameters:
     ///   - group: The API's endpoint group.
     ///   - transport: Sends requests; URLSession by default.
