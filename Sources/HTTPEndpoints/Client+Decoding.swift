@@ -18,10 +18,12 @@ extension Client {
     /// - Parameters:
     ///   - request: The request.
     ///   - type: The type to read.
-    ///   - keyPath: Where the value sits inside a JSON envelope (`data.items`), if it does.
+    ///   - keyPath: Where the value sits inside a JSON envelope (`data.items`); `nil` for the
+    ///     client's ``EndpointDefaults/envelopeKeyPath``, `""` for the whole body.
     ///   - options: Per-call settings.
     /// - Returns: The value.
     /// - Throws: ``EndpointError`` for the status or the body; `ClientError` for the client's failures.
+    @discardableResult
     public func send<Value: Sendable>(
         _ request: HTTPRequest, decoding type: Value.Type, at keyPath: String? = nil,
         options: RequestOptions = RequestOptions()
@@ -34,15 +36,19 @@ extension Client {
     /// - Parameters:
     ///   - request: The request.
     ///   - type: The type to read.
-    ///   - keyPath: Where the value sits inside a JSON envelope, if it does.
+    ///   - keyPath: Where the value sits inside a JSON envelope; `nil` for the client's
+    ///     ``EndpointDefaults/envelopeKeyPath``, `""` for the whole body.
     ///   - options: Per-call settings.
     /// - Returns: The response, its body the value.
     /// - Throws: ``EndpointError`` or `ClientError`, as ``send(_:decoding:at:options:)``.
+    @discardableResult
     public func response<Value: Sendable>(
         _ request: HTTPRequest, decoding type: Value.Type, at keyPath: String? = nil,
         options: RequestOptions = RequestOptions()
     ) async throws -> ClientResponse<Value> {
-        let decoding: ResponseDecoding<Value> = keyPath.map { ResponseDecoding.envelope(at: $0) } ?? .automatic
+        // A URL is read as JSON here: only an endpoint downloads to a file.
+        let decoding: ResponseDecoding<Value> =
+            keyPath.map { ResponseDecoding.envelope(at: $0) } ?? .automatic(downloadingURL: false)
         guard case .buffered(let read) = decoding.kind else {
             // A stream or a file is not read from a buffered send.
             throw EndpointError(
@@ -55,21 +61,64 @@ extension Client {
         return try await sendReading(request, options: options, endpoint: endpoint, defaults: defaults, read: read)
     }
 
-    /// `GET`s `url` and reads the response as `type`.
+    /// `GET`s `url` and reads the response as `type`, which Swift infers from the context
+    /// when `as:` is left out.
+    ///
+    /// Unlike the other shortcuts, `get` is not `@discardableResult`: a `GET` is sent for
+    /// its answer, so an unused result is a mistake.
     ///
     /// ```swift
     /// let user = try await client.get("users/42", as: User.self)
+    /// let products: [Product] = try await client.get("products")
     /// ```
     /// - Parameters:
     ///   - url: The target, relative to the base URL or absolute.
-    ///   - type: The type to read.
+    ///   - type: The type to read; inferred when left out.
     ///   - options: Per-call settings.
     /// - Returns: The value.
     /// - Throws: ``EndpointError`` or `ClientError`, as ``send(_:decoding:at:options:)``.
     public func get<Value: Sendable>(
-        _ url: String, as type: Value.Type, options: RequestOptions = RequestOptions()
+        _ url: String, as type: Value.Type = Value.self, options: RequestOptions = RequestOptions()
     ) async throws -> Value {
         try await send(.get(url), decoding: type, options: options)
+    }
+
+    /// `GET`s `url` with `query` appended to its query string, encoded with the client's
+    /// query encoder (``EndpointDefaults/queryEncoder``), and reads the response as `type`.
+    ///
+    /// - Parameters:
+    ///   - url: The target, relative to the base URL or absolute.
+    ///   - query: A value that encodes a keyed container, such as a struct.
+    ///   - type: The type to read; inferred when left out.
+    ///   - options: Per-call settings.
+    /// - Returns: The value.
+    /// - Throws: ``EndpointError`` or `ClientError`, as ``send(_:decoding:at:options:)``; a
+    ///   query that cannot be encoded fails the call as `ClientError.Code.invalidRequest`,
+    ///   before anything is sent.
+    public func get<Value: Sendable>(
+        _ url: String, query: some Encodable, as type: Value.Type = Value.self,
+        options: RequestOptions = RequestOptions()
+    ) async throws -> Value {
+        let encoder = values.merging(options.values).endpointDefaults.queryEncoder
+        return try await send(.get(url).query(query, encoder: encoder), decoding: type, options: options)
+    }
+
+    /// `GET`s `url` with untyped parameters appended to its query string, encoded with the
+    /// client's query encoder (``EndpointDefaults/queryEncoder``), and reads the response as `type`.
+    ///
+    /// - Parameters:
+    ///   - url: The target, relative to the base URL or absolute.
+    ///   - query: The parameters: strings, numbers, bools, dates, arrays and nested dictionaries.
+    ///   - type: The type to read; inferred when left out.
+    ///   - options: Per-call settings.
+    /// - Returns: The value.
+    /// - Throws: ``EndpointError`` or `ClientError`, as ``send(_:decoding:at:options:)``.
+    public func get<Value: Sendable>(
+        _ url: String, query: [String: Any], as type: Value.Type = Value.self,
+        options: RequestOptions = RequestOptions()
+    ) async throws -> Value {
+        let encoder = values.merging(options.values).endpointDefaults.queryEncoder
+        return try await send(.get(url).query(query, encoder: encoder), decoding: type, options: options)
     }
 
     /// `POST`s `body` as JSON (with the client's encoder) to `url` and reads the response as `type`.
@@ -158,28 +207,5 @@ extension ResponseDecoding {
                     decodable, data: data, response: head, decoder: defaults.jsonDecoder, keyPath: keyPath)
                     as! Response
             }, accept: .json)
-    }
-}
-
-extension ClientResponse<Data> {
-    /// The body decoded as JSON into `type`, with `decoder` (a default `JSONDecoder` unless given).
-    /// - Parameters:
-    ///   - type: The type to decode.
-    ///   - keyPath: Where the value sits inside a JSON envelope, if it does.
-    ///   - decoder: The JSON decoder.
-    /// - Returns: The value.
-    /// - Throws: `HTTPEncodingError` naming the coding path that failed.
-    public func decode<Value: Decodable>(
-        _ type: Value.Type, at keyPath: String = "", decoder: JSONResponseDecoder = JSONResponseDecoder()
-    ) throws(HTTPEncodingError) -> Value {
-        try decoder.decode(type, from: body, response: head, atKeyPath: keyPath)
-    }
-
-    /// The body as untyped JSON (dictionaries, arrays, strings, numbers, bools, `NSNull`),
-    /// for scripts and exploration.
-    /// - Returns: The JSON value.
-    /// - Throws: `JSONSerialization`'s error when the body is not JSON.
-    public func json() throws -> Any {
-        try JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])
     }
 }

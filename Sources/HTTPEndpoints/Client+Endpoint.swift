@@ -107,6 +107,7 @@ extension Client {
     ///   - options: Per-call settings.
     /// - Returns: The response, its body the response value.
     /// - Throws: ``EndpointError`` or `ClientError`, as ``call(_:_:variables:options:)``.
+    @discardableResult
     public func response<Request, Response>(
         for endpoint: Endpoint<Request, Response>, _ request: Request,
         variables: [String: any Encodable & Sendable] = [:], options: RequestOptions = RequestOptions()
@@ -122,6 +123,7 @@ extension Client {
     ///   - options: Per-call settings.
     /// - Returns: The response, its body the response value.
     /// - Throws: ``EndpointError`` or `ClientError`, as ``call(_:_:variables:options:)``.
+    @discardableResult
     public func response<Response>(
         for endpoint: Endpoint<Empty, Response>, variables: [String: any Encodable & Sendable] = [:],
         options: RequestOptions = RequestOptions()
@@ -131,7 +133,7 @@ extension Client {
 
     // MARK: The call
 
-    private func perform<Request, Response>(
+    func perform<Request, Response>(
         _ endpoint: Endpoint<Request, Response>, _ value: Request, variables: [String: any Encodable & Sendable],
         options: RequestOptions, destination: URL?
     ) async throws -> ClientResponse<Response> {
@@ -215,7 +217,7 @@ extension Client {
             let decoded = try read(response.body, response.head, defaults)
             return response.map { _ in decoded }
         } catch {
-            throw endpoint.decodingFailure(error, response: response)
+            throw endpoint.decodingFailure(error, response: response, defaults: defaults)
         }
     }
 
@@ -266,29 +268,37 @@ extension Endpoint {
         _ head: HTTPResponse, body: Data, request: HTTPRequest, defaults: EndpointDefaults
     ) throws(EndpointError) {
         guard !accepts(head.status) else { return }
+        var error: EndpointError
         if let errorBodyReader, let errorBody = errorBodyReader(body, head, defaults) {
-            throw EndpointError(
+            error = EndpointError(
                 .errorResponse, endpoint: name, "the server answered \(head.status) with an error body",
                 request: request, response: head, body: body, errorBody: errorBody)
+        } else {
+            error = EndpointError(
+                .unacceptableStatus, endpoint: name,
+                "the status \(head.status) is not one the endpoint accepts (\(Self.describe(acceptableStatuses)))",
+                request: request, response: head, body: body)
         }
-        throw EndpointError(
-            .unacceptableStatus, endpoint: name,
-            "the status \(head.status) is not one the endpoint accepts (\(Self.describe(acceptableStatuses)))",
-            request: request, response: head, body: body)
+        error.jsonDecoder = defaults.jsonDecoder
+        throw error
     }
 
     /// The error for a response body that could not be read as `Response`.
-    func decodingFailure(_ error: any Error, response: ClientResponse<Data>) -> EndpointError {
+    func decodingFailure(
+        _ error: any Error, response: ClientResponse<Data>, defaults: EndpointDefaults
+    ) -> EndpointError {
         var codingPath: [String] = []
         var reason = "\(error)"
         if let error = error as? HTTPEncodingError {
             codingPath = error.keyPath
             reason = error.reason
         }
-        return EndpointError(
+        var failure = EndpointError(
             .decodingFailed, endpoint: name, "the response body is not a \(Response.self): \(reason)",
             request: response.request, response: response.head, body: response.body, codingPath: codingPath,
             underlying: error)
+        failure.jsonDecoder = defaults.jsonDecoder
+        return failure
     }
 
     private static func describe(_ ranges: [ClosedRange<Int>]) -> String {

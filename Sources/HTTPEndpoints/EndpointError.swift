@@ -13,7 +13,7 @@ import HTTPEncoding
 /// do {
 ///     _ = try await client.call(API.user, variables: ["id": 0])
 /// } catch let error as EndpointError where error.code == .errorResponse {
-///     print(error.status ?? 0, error.errorBody(as: ProblemDetails.self)?.title ?? "")
+///     print(error.status ?? 0, error.body(as: ProblemDetails.self)?.title ?? "")
 /// }
 /// ```
 public struct EndpointError: Error, Sendable, CustomStringConvertible {
@@ -44,7 +44,8 @@ public struct EndpointError: Error, Sendable, CustomStringConvertible {
         /// could be read from it.
         public static let unacceptableStatus = Code("unacceptableStatus")
         /// The response's status is not accepted and its body decoded as the endpoint's error
-        /// body type, now in ``EndpointError/errorBody``.
+        /// body type, now in ``EndpointError/errorBody`` (read it with
+        /// ``EndpointError/body(as:decoder:)``).
         public static let errorResponse = Code("errorResponse")
         /// The response body could not be read as the endpoint's response type.
         public static let decodingFailed = Code("decodingFailed")
@@ -83,6 +84,8 @@ public struct EndpointError: Error, Sendable, CustomStringConvertible {
     public var errorBody: (any Sendable)?
     /// The error that caused this one, if any.
     public var underlying: (any Error)?
+    /// The client's JSON decoder, for ``body(as:decoder:)``, when the error came from a response.
+    var jsonDecoder: JSONResponseDecoder?
 
     /// The most response body bytes an error keeps.
     public static let bodyLimit = 64 * 1024
@@ -120,12 +123,31 @@ public struct EndpointError: Error, Sendable, CustomStringConvertible {
     /// The response status, when the server answered.
     public var status: HTTPStatus? { response?.status }
 
-    /// The response ``body`` decoded as JSON into `type`, for an error body the endpoint did
-    /// not declare (or one of several an API sends), or `nil` when it is not one.
+    /// The body of the failed call as `type`: the error body the endpoint declared
+    /// (``Endpoint/errorBody(_:decoder:)``) when it is one, or else the kept ``body`` decoded
+    /// as JSON (an error body the endpoint did not declare, or one of several an API sends);
+    /// `nil` when there is no body or it is not one.
+    ///
+    /// The same name reads the body of a `ClientError` and of a response
+    /// (`response.body(as:)`).
+    ///
+    /// - Parameters:
+    ///   - type: The type to read.
+    ///   - decoder: The JSON decoder; `nil` for the client's (``EndpointDefaults/jsonDecoder``)
+    ///     when the error came from a response, the built-in one otherwise.
+    /// - Returns: The body, or `nil`.
+    public func body<Body: Decodable>(as type: Body.Type, decoder: JSONResponseDecoder? = nil) -> Body? {
+        if let declared = errorBody as? Body { return declared }
+        guard let body, !body.isEmpty, let response else { return nil }
+        return try? (decoder ?? jsonDecoder ?? JSONResponseDecoder()).decode(type, from: body, response: response)
+    }
+
+    /// The response ``body`` decoded as JSON into `type`, or `nil` when it is not one.
     /// - Parameters:
     ///   - type: The type to decode.
     ///   - decoder: The JSON decoder.
     /// - Returns: The decoded body, or `nil`.
+    @available(*, deprecated, renamed: "body(as:decoder:)")
     public func decodeBody<Body: Decodable>(
         as type: Body.Type, decoder: JSONResponseDecoder = JSONResponseDecoder()
     ) -> Body? {
@@ -136,6 +158,7 @@ public struct EndpointError: Error, Sendable, CustomStringConvertible {
     /// The decoded error body as `type`, or `nil` when there is none of that type.
     /// - Parameter type: The error body type the endpoint declares.
     /// - Returns: The error body.
+    @available(*, deprecated, renamed: "body(as:)")
     public func errorBody<Body>(as type: Body.Type) -> Body? { errorBody as? Body }
 
     /// A message a person can act on: code, endpoint, request, status, coding path, body

@@ -6,6 +6,11 @@ import Testing
 // Each Heron cell of the "compiled rows" tables in Docs/ComingFromOtherLibraries.md, verbatim,
 // compiled and run here over a stub transport.
 
+extension EndpointCall<ComingFromSnippetTests.User> {
+    /// The Moya row's bound call: `client.call(.user(id: 1))`.
+    static func user(id: Int) -> Self { ComingFromSnippetTests.API.user.with(variables: ["id": id]) }
+}
+
 @Suite("Coming from Alamofire, Moya, Get and URLSession")
 struct ComingFromSnippetTests {
     struct User: Codable, Sendable { var id: Int }
@@ -63,11 +68,11 @@ struct ComingFromSnippetTests {
         try data.write(to: file)
 
         // Alamofire
-        let fetched = try await client.get("users/1", as: User.self)
+        let fetched: User = try await client.get("users/1")
         let made = try await client.post("users", json: user, as: User.self)
-        let page = try await client.send(.get("users").query(["page": 2]), decoding: [User].self)
+        let page: [User] = try await client.get("users", query: ["page": 2])
         let localized = try await client.send(.get("users/1").header(.acceptLanguage, "it"))
-        let checked = try await client.get("users/1", as: User.self)  // non-2xx throws EndpointError
+        let checked: User = try await client.get("users/1")  // non-2xx throws EndpointError
         let upload = try await client.send(.post("upload").multipart { try $0.append(name: "file", data: data) })
         let saved = try await client.download(.get("report.pdf"), to: destination)
         let intercepted = Client(baseURL: baseURL, interceptors: [BearerAuth(token: "t")])
@@ -79,7 +84,7 @@ struct ComingFromSnippetTests {
 
         // Moya
         let users = Endpoint<Empty, [User]>(.get, "/users{?page}")
-        let one = try await client.call(API.user, variables: ["id": 1])
+        let one = try await client.call(.user(id: 1))
         let create = Endpoint<User, User>(.post, "/users", body: .json)
         let search = Endpoint<Search, [User]>(.get, "/users", body: .query)
         let avatar = Endpoint<Avatar, Empty>(.put, "/users/{id}/avatar", body: .multipart)
@@ -95,7 +100,7 @@ struct ComingFromSnippetTests {
 
         // Get
         let api = Client(baseURL: baseURL)
-        let me = try await client.get("user", as: User.self)
+        let me: User = try await client.get("user")
         let posted = try await client.post("users", json: user, as: User.self)
         let agent = DefaultHeaderFields(try HTTPFields([.userAgent: "app"]))
         let downloaded = try await client.download(.get("file"), to: destination)

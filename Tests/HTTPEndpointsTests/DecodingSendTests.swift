@@ -113,7 +113,7 @@ struct DecodingSendTests {
         let response = try await Self.client(stub).send(.get("users/3"))
         #expect(response.isSuccess)
         #expect(try response.text() == #"{"id":3,"name":"é"}"#)
-        #expect(try response.decode(User.self) == User(id: 3, name: "é"))
+        #expect(try response.body(as: User.self) == User(id: 3, name: "é"))
         #expect((try response.json() as? [String: Any])?["name"] as? String == "é")
         #expect(response.contentType?.essence == "application/json")
     }
@@ -159,8 +159,8 @@ struct RewriteConvenienceTests {
         let stub = StubTransport(fallback: .status(.badRequest, body: Data(#"{"code":42}"#.utf8)))
         let client = Client(baseURL: URL(string: "https://api.example.com")!, transport: stub, retry: .none)
         let error = await #expect(throws: EndpointError.self) { _ = try await client.get("x", as: Empty.self) }
-        #expect(error?.decodeBody(as: Message.self) == nil)
-        #expect(error?.decodeBody(as: Code.self)?.code == 42)
+        #expect(error?.body(as: Message.self) == nil)
+        #expect(error?.body(as: Code.self)?.code == 42)
     }
 
     @Test("an encoded multipart form is a body with its content type; template values take integer literals")

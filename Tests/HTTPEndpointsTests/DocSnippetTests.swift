@@ -41,6 +41,26 @@ enum Tuned {
         .errorBody(ProblemDetails.self)
 }
 
+struct Rename: Encodable, Sendable {
+    var name: String
+}
+enum Accounts: EndpointGroup {
+    static let baseURL = URL(string: "https://api.example.com/v2")!
+    static let headerFields: KeyValuePairs<HTTPFieldName, String> = [.acceptLanguage: "it-it"]
+    static var defaults: EndpointDefaults {
+        var defaults = EndpointDefaults()
+        defaults.envelopeKeyPath = "data"  // every JSON answer is {"data": ...}
+        return defaults
+    }
+
+    static let rename = Endpoint<Rename, Echo>(.patch, "/users/{id}", body: .json)
+}
+extension EndpointCall<Echo> {
+    static func renameUser(id: Int, name: String) -> Self {
+        Accounts.rename.with(Rename(name: name), variables: ["id": id])
+    }
+}
+
 @Suite("Snippets of the HTTPEndpoints guide and catalog")
 struct DocSnippetTests {
     @Test(
@@ -76,6 +96,22 @@ struct DocSnippetTests {
             printed == [
                 "GET true", "swift http 2", #"true ["title": "Hi"]"#, "200 OK GET",
             ])
+    }
+
+    @Test("guide: an API declared once, called with bound calls (over a stub)")
+    func declaredOnce() async throws {
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let answer = Data(#"{"data":{"method":"PATCH","url":"u","args":{}}}"#.utf8)
+        let stub = StubTransport(fallback: .status(.ok, body: answer))
+        let accounts = Client(for: Accounts.self, transport: stub)
+        let renamed = try await accounts.call(.renameUser(id: 1, name: "Ada"))
+        print(renamed.method, stub.requests[0].url.path)  // PATCH /v2/users/1
+        print(stub.requests[0].headerFields[.acceptLanguage] ?? "")  // it-it
+
+        #expect(printed == ["PATCH /v2/users/1", "it-it"])
+        #expect(stub.requests[0].method == .patch)
     }
 
     @Test("guide: URI templates and their errors")
@@ -158,7 +194,7 @@ struct DocSnippetTests {
             _ = try await client.call(teapot, variables: ["code": 418])
         } catch let error as EndpointError {
             // httpbin's teapot is not problem+json: the status and body are kept instead.
-            let problem = error.errorBody(as: ProblemDetails.self)
+            let problem = error.body(as: ProblemDetails.self)
             print(error.code, error.status?.code ?? 0, problem == nil)  // unacceptableStatus 418 true
         }
         #expect(printed == ["unacceptableStatus 418 true"])
@@ -217,11 +253,14 @@ struct DocSnippetTests {
         for await update in updates where update.direction == .upload { sent = update }
         print(try await echo.method, sent?.fractionCompleted ?? 0)  // PUT 1.0
 
-        let bytes = Endpoint<Empty, URL>(.get, "/bytes/{count}", response: .file)
+        let bytes = Endpoint<Empty, URL>(.get, "/bytes/{count}")
         let saved = try await client.call(bytes, to: destination, variables: ["count": 4096])
         print(try FileManager.default.attributesOfItem(atPath: saved.path)[.size] ?? 0)  // 4096
+        let temporary = try await client.call(bytes, variables: ["count": 16])  // yours to move or delete
+        print(try Data(contentsOf: temporary).count)  // 16
+        try FileManager.default.removeItem(at: temporary)
 
-        #expect(printed == ["PUT 1.0", "4096"])
+        #expect(printed == ["PUT 1.0", "4096", "16"])
     }
 
     @Test("guide: building a request and calling over a stub")

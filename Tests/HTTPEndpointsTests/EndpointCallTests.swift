@@ -102,7 +102,7 @@ struct EndpointCallTests {
         }
         #expect(error?.code == .errorResponse)
         #expect(error?.status == .forbidden)
-        let details = try #require(error?.errorBody(as: ProblemDetails.self))
+        let details = try #require(error?.body(as: ProblemDetails.self))
         #expect(details.title == "Out of credit")
         #expect(details.type == "https://example.com/out-of-credit")
         #expect(details.extensions["balance"] == "30")

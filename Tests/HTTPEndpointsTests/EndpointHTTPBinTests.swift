@@ -238,7 +238,7 @@ struct EndpointHTTPBinTests {
         #expect(error?.code == .errorResponse)
         #expect(error?.status?.code == 422)
         #expect(error?.response?.headerFields[.contentType] == "application/json")
-        let problem = try #require(error?.errorBody(as: ProblemDetails.self))
+        let problem = try #require(error?.body(as: ProblemDetails.self))
         #expect(problem.status == 422)
         #expect(problem.type == "about:blank")
         #expect(problem.extensions == ["attempt": "1"])
@@ -255,7 +255,7 @@ struct EndpointHTTPBinTests {
         }
         #expect(error?.code == .errorResponse)
         #expect(error?.status?.code == 404)
-        #expect(error?.errorBody(as: ProblemDetails.self)?.extensions["error"] == "unknown path '/missing/\(name)'")
+        #expect(error?.body(as: ProblemDetails.self)?.extensions["error"] == "unknown path '/missing/\(name)'")
     }
 
     // MARK: Text
@@ -386,7 +386,7 @@ struct EndpointHTTPBinTests {
         #expect(error?.code == .errorResponse)
         #expect(error?.status == .forbidden)
         #expect(error?.response?.headerFields[.contentType] == "application/problem+json")
-        let details = try #require(error?.errorBody(as: ProblemDetails.self))
+        let details = try #require(error?.body(as: ProblemDetails.self))
         #expect(details.title == "You do not have enough credit.")
         #expect(details.detail == "Your balance is 30, but that costs 50.")
         #expect(details.type == "https://example.com/probs/out-of-credit")

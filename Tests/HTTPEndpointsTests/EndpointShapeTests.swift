@@ -203,7 +203,7 @@ struct EndpointShapeTests {
         let client = Client(baseURL: URL(string: "https://api.example.com")!, transport: stub)
         let destination = FileManager.default.temporaryDirectory.appendingPathComponent("heron-\(UUID().uuidString)")
         let error = await #expect(throws: EndpointError.self) {
-            try await client.call(Endpoint<Empty, URL>(.get, "/file"), to: destination)
+            try await client.call(Endpoint<Empty, URL>(.get, "/file", response: .json), to: destination)
         }
         #expect(error?.code == .invalidCall)
         #expect(stub.requests.isEmpty)

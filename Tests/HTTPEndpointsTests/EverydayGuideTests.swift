@@ -11,7 +11,7 @@ struct EverydayGuideTests {
     func everySnippetIsHere() throws {
         let tests = try SnippetSource.read("Tests/HTTPEndpointsTests/EverydayGuideTests.swift")
         let blocks = SnippetSource.markdownBlocks(try SnippetSource.read("Docs/EverydayRequests.md"))
-        #expect(blocks.count == 5)
+        #expect(blocks.count == 7)
         for block in blocks {
             #expect(SnippetSource.contains(block, in: tests), "snippet is not tested:\n\(block)")
         }
@@ -36,6 +36,9 @@ struct EverydayGuideTests {
         let echo = try await client.get("anything/users/42", as: Echo.self)
         let made = try await client.post("anything/users", json: NewUser(name: "Ada"), as: Echo.self)
         print(echo.method, made.method, made.json ?? [:])  // GET POST ["name": "Ada"]
+        let searched: Echo = try await client.get("anything/search", query: ["q": "heron", "page": 2])
+        print(searched.args["q"] ?? "", searched.args["page"] ?? "")  // heron 2
+        try await client.delete("anything/users/42")  // nothing to read
 
         let request = HTTPRequest.post("anything/search")
             .query(["page": 2, "sort": "new"])
@@ -57,8 +60,19 @@ struct EverydayGuideTests {
         print(response.isSuccess, response.contentType?.charset ?? "")  // true utf-8
         print(try response.text().contains("∮ E⋅da = Q"))  // true
         let envelope = try await client.send(.post("anything").json(["user": "Ada"]))
-        print(try envelope.decode(String.self, at: "json.user"))  // Ada
+        print(try envelope.body(as: String.self, at: "json.user"))  // Ada
         print((try envelope.json() as? [String: Any])?["method"] as? String ?? "")  // POST
+        let typed = try envelope.decoded(as: Echo.self)
+        print(typed.status, typed.body.method)  // 200 OK POST
+
+        struct Failure: Decodable, Sendable {
+            var message: String
+        }
+        do {
+            _ = try await client.get("status/404", as: Echo.self)
+        } catch let error as EndpointError {
+            print(error.status ?? 0, error.body(as: Failure.self) == nil)  // 404 Not Found true
+        }
 
         var defaults = EndpointDefaults()
         defaults.jsonDecoder = JSONResponseDecoder {
@@ -72,10 +86,17 @@ struct EverydayGuideTests {
         }
         print(try await api.get("response-headers?display_name=Ada", as: Shown.self).displayName)  // Ada
 
+        var enveloped = EndpointDefaults()
+        enveloped.envelopeKeyPath = "json"
+        let unwrapping = Client(baseURL: baseURL, values: RequestValues(enveloped))
+        let user = try await unwrapping.post("anything", json: NewUser(name: "Ada"), as: [String: String].self)
+        let whole = try await unwrapping.send(.post("anything").json(["a": "b"]), decoding: Echo.self, at: "")
+        print(user, whole.method)  // ["name": "Ada"] POST
+
         #expect(
             printed == [
-                #"GET POST ["name": "Ada"]"#, "2 heron", "invalidRequest true", "true utf-8", "true", "Ada", "POST",
-                "Ada",
+                #"GET POST ["name": "Ada"]"#, "heron 2", "2 heron", "invalidRequest true", "true utf-8", "true", "Ada",
+                "POST", "200 OK POST", "404 Not Found true", "Ada", #"["name": "Ada"] POST"#,
             ])
     }
 }

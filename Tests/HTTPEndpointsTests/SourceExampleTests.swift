@@ -11,6 +11,42 @@ import Testing
 // Sources/HTTPEndpoints and runs them over a stub transport, with `print` captured.
 // `everySourceExampleIsHere` fails when an example is missing from this file.
 
+struct MemberUpdate: Encodable, Sendable { var name: String }
+struct Member: Decodable, Sendable { var name: String }
+enum Members: EndpointGroup {
+    static let baseURL = URL(string: "https://api.example.com/v2")!
+    static let update = Endpoint<MemberUpdate, Member>(.patch, "/members/{id}", body: .json)
+}
+extension EndpointCall<Member> {
+    static func updateMember(id: Int, name: String) -> Self {
+        Members.update.with(MemberUpdate(name: name), variables: ["id": id])
+    }
+}
+
+/// The EndpointGroup example, compiled only: it would call GitHub.
+private func gitHubExample(token: String) async throws {
+    struct User: Decodable, Sendable { var login: String }
+    enum GitHub: EndpointGroup {
+        static let baseURL = URL(string: "https://api.github.com")!
+        static let headerFields: KeyValuePairs<HTTPFieldName, String> = [.accept: "application/vnd.github+json"]
+        static var defaults: EndpointDefaults {
+            var defaults = EndpointDefaults()
+            defaults.jsonDecoder = JSONResponseDecoder {
+                let decoder = JSONDecoder()
+                decoder.keyDecodingStrategy = .convertFromSnakeCase
+                return decoder
+            }
+            return defaults
+        }
+
+        static let user = Endpoint<Empty, User>(.get, "/users/{login}")
+    }
+
+    let client = Client(for: GitHub.self, interceptors: [BearerAuth(token: token)])
+    let user = try await client.call(GitHub.user, variables: ["login": "octocat"])
+    _ = user
+}
+
 @Suite("Examples in the HTTPEndpoints documentation comments")
 struct SourceExampleTests {
     @Test("every ```swift example of Sources/HTTPEndpoints appears verbatim in this file")
@@ -105,7 +141,7 @@ struct SourceExampleTests {
         enum API {
             static let user = Endpoint<Empty, User>(.get, "/users/{id}")  // JSON, chosen for Decodable
             static let items = Endpoint<Empty, [Item]>(.get, "/items", response: .json(at: "data.items"))
-            static let avatar = Endpoint<Empty, URL>(.get, "/users/{id}/avatar", response: .file)
+            static let avatar = Endpoint<Empty, URL>(.get, "/users/{id}/avatar")  // a file, chosen for URL
         }
         enum Problems {
             static let user = Endpoint<Empty, User>(.get, "/users/{id}").errorBody(ProblemDetails.self)
@@ -134,7 +170,7 @@ struct SourceExampleTests {
             do {
                 _ = try await client.call(API.user, variables: ["id": 0])
             } catch let error as EndpointError where error.code == .errorResponse {
-                print(error.status ?? 0, error.errorBody(as: ProblemDetails.self)?.title ?? "")
+                print(error.status ?? 0, error.body(as: ProblemDetails.self)?.title ?? "")
             }
         }
         #expect(printed == ["404 Not Found No such user"])
@@ -200,6 +236,35 @@ struct SourceExampleTests {
         #expect(
             printed.first?.hasPrefix(#"invalid URI template "/users/{id" at offset 7: unclosed expression"#) == true)
         #expect(printed.last == "true 7")
+    }
+
+    @Test("inferred get, decoded(as:), a group's client and a bound call")
+    func secondRound() async throws {
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+        struct User: Decodable, Sendable { var name: String }
+        struct Product: Decodable, Sendable { var name: String }
+        let (client, stub) = Self.stubClient(
+            #"{"name":"Ada"}"#, fields: [try HTTPField(name: .contentType, value: "application/json")])
+        stub.on(.path("/v2/products"), reply: .status(.ok, body: Data(#"[{"name":"tea"}]"#.utf8)))
+        do {
+            let user = try await client.get("users/42", as: User.self)
+            let products: [Product] = try await client.get("products")
+            #expect(user.name == "Ada" && products.map(\.name) == ["tea"])
+        }
+        do {
+            let response = try await client.send(.get("users/42"))
+            let user = try response.decoded(as: User.self, decoder: client.values.endpointDefaults.jsonDecoder)
+            print(user.status, user.body.name)
+        }
+        do {
+            let transport = stub
+            let client = Client(for: Members.self, transport: transport)
+            let member = try await client.call(.updateMember(id: 1, name: "Ada"))
+            #expect(member.name == "Ada")
+        }
+        #expect(printed == ["200 OK Ada"])
+        #expect(stub.requests.last?.method == .patch && stub.requests.last?.url.path == "/v2/members/1")
     }
 
     @Test("decoding sends")

@@ -236,7 +236,7 @@ public struct Endpoint<Request: Sendable, Response: Sendable>: Sendable {
 
     /// This endpoint reading the body of a response it does not accept as `type`, so that
     /// the call throws an ``EndpointError`` with code ``EndpointError/Code/errorResponse``
-    /// carrying the value (``EndpointError/errorBody(as:)``), the status and the response.
+    /// carrying the value (``EndpointError/body(as:decoder:)``), the status and the response.
     ///
     /// A body that does not decode as `type` gives ``EndpointError/Code/unacceptableStatus``
     /// with the body's first bytes instead.

@@ -40,6 +40,15 @@ public struct EndpointDefaults: Sendable, RequestValueKey {
     /// The decoder behind ``ResponseDecoding/json`` and ``ResponseDecoding/automatic``,
     /// and for declared error bodies.
     public var jsonDecoder: JSONResponseDecoder
+    /// Where the value of every JSON response sits inside its envelope, such as `data` for
+    /// an API that answers `{"data": {...}}`; `nil` (the default) for the whole body.
+    ///
+    /// It applies to ``ResponseDecoding/automatic``, ``ResponseDecoding/json`` and
+    /// ``ResponseDecoding/json(_:)``, and to the decoding sends such as `get(_:as:options:)`;
+    /// an endpoint's ``ResponseDecoding/json(at:decoder:)`` and a send's `at:` replace it
+    /// (`""` reads the whole body). Declared error bodies, streams and custom decodings are
+    /// read without it.
+    public var envelopeKeyPath: String?
     private(set) var providers: [String: Provider] = [:]
 
     /// Creates defaults.

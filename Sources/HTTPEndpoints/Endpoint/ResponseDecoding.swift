@@ -13,7 +13,7 @@ import HTTPEncoding
 /// ```swift
 /// static let user = Endpoint<Empty, User>(.get, "/users/{id}")  // JSON, chosen for Decodable
 /// static let items = Endpoint<Empty, [Item]>(.get, "/items", response: .json(at: "data.items"))
-/// static let avatar = Endpoint<Empty, URL>(.get, "/users/{id}/avatar", response: .file)
+/// static let avatar = Endpoint<Empty, URL>(.get, "/users/{id}/avatar")  // a file, chosen for URL
 /// ```
 public struct ResponseDecoding<Response: Sendable>: Sendable {
     enum Kind: Sendable {
@@ -46,10 +46,15 @@ public struct ResponseDecoding<Response: Sendable>: Sendable {
     /// Chosen by the response type: ``Empty`` reads nothing, `Data` the bytes, `String` the
     /// text (``string``), `ResponseStream` a stream (``stream``), ``EventStream`` server-sent
     /// events without reconnection (``events(where:reconnection:lastEventID:maximumEventSize:)``),
-    /// ``JSONStream`` JSON Lines or a JSON text sequence (``jsonStream(maximumSize:)``), and any other `Decodable`
-    /// JSON with the client's decoder (``json``), an `Optional` being `nil` for a `204` or
-    /// an empty body. A download to a file is never chosen: say ``file``.
-    public static var automatic: ResponseDecoding {
+    /// ``JSONStream`` JSON Lines or a JSON text sequence (``jsonStream(maximumSize:)``), `URL`
+    /// a download to a file (``file``), and any other `Decodable` JSON with the client's
+    /// decoder at its envelope key path (``json``), an `Optional` being `nil` for a `204` or
+    /// an empty body.
+    public static var automatic: ResponseDecoding { automatic(downloadingURL: true) }
+
+    /// ``automatic``, or with a `URL` read as JSON rather than downloaded.
+    static func automatic(downloadingURL: Bool) -> ResponseDecoding {
+        if downloadingURL && Response.self == URL.self { return ResponseDecoding(kind: .file { $0 as! Response }) }
         if Response.self == Empty.self { return ResponseDecoding(kind: .buffered { _, _, _ in Empty() as! Response }) }
         if Response.self == Data.self { return ResponseDecoding(kind: .buffered { data, _, _ in data as! Response }) }
         if Response.self == String.self {
@@ -67,8 +72,9 @@ public struct ResponseDecoding<Response: Sendable>: Sendable {
                 kind: .buffered { data, head, defaults in
                     // Checked above; a metatype is not Sendable, so it is cast again here.
                     let decodable = Response.self as! any Decodable.Type
-                    return try decodeJSON(decodable, data: data, response: head, decoder: defaults.jsonDecoder)
-                        as! Response
+                    return try decodeJSON(
+                        decodable, data: data, response: head, decoder: defaults.jsonDecoder,
+                        keyPath: defaults.envelopeKeyPath ?? "") as! Response
                 }, accept: .json)
         }
         return ResponseDecoding(
@@ -87,30 +93,38 @@ public struct ResponseDecoding<Response: Sendable>: Sendable {
 }
 
 extension ResponseDecoding where Response: Decodable {
-    /// JSON, with the client's decoder (``EndpointDefaults/jsonDecoder``). An `Optional`
-    /// response is `nil`, and an ``Empty`` one empty, for a `204`, `205` or an empty body.
+    /// JSON, with the client's decoder (``EndpointDefaults/jsonDecoder``), at the client's
+    /// envelope key path (``EndpointDefaults/envelopeKeyPath``) when it sets one. An
+    /// `Optional` response is `nil`, and an ``Empty`` one empty, for a `204`, `205` or an
+    /// empty body.
     public static var json: ResponseDecoding {
         ResponseDecoding(
             kind: .buffered { data, head, defaults in
-                try decodeJSON(Response.self, data: data, response: head, decoder: defaults.jsonDecoder)
+                try decodeJSON(
+                    Response.self, data: data, response: head, decoder: defaults.jsonDecoder,
+                    keyPath: defaults.envelopeKeyPath ?? "")
             }, accept: .json)
     }
 
-    /// JSON, with `decoder` and its options (keys, dates).
+    /// JSON, with `decoder` and its options (keys, dates), at the client's envelope key path
+    /// (``EndpointDefaults/envelopeKeyPath``) when it sets one.
     /// - Parameter decoder: The JSON decoder.
     /// - Returns: The decoding.
     public static func json(_ decoder: JSONResponseDecoder) -> ResponseDecoding {
         ResponseDecoding(
-            kind: .buffered { data, head, _ in
-                try decodeJSON(Response.self, data: data, response: head, decoder: decoder)
+            kind: .buffered { data, head, defaults in
+                try decodeJSON(
+                    Response.self, data: data, response: head, decoder: decoder,
+                    keyPath: defaults.envelopeKeyPath ?? "")
             },
             accept: .json)
     }
 
     /// The value at a key path inside a JSON body, such as `data.items`, without a type for
-    /// the envelope around it.
+    /// the envelope around it; it replaces the client's ``EndpointDefaults/envelopeKeyPath``.
     /// - Parameters:
-    ///   - keyPath: Object keys separated by dots, as the decoder sees them.
+    ///   - keyPath: Object keys separated by dots, as the decoder sees them; `""` for the
+    ///     whole body, whatever the client's envelope.
     ///   - decoder: The JSON decoder, or `nil` for the client's.
     /// - Returns: The decoding.
     public static func json(at keyPath: String, decoder: JSONResponseDecoder? = nil) -> ResponseDecoding {
@@ -149,6 +163,7 @@ extension ResponseDecoding where Response == Data {
 
 extension ResponseDecoding where Response == URL {
     /// The body downloaded to a file, never held in memory: the call returns the file's URL.
+    /// ``automatic`` chooses it for a `URL` response, so `response: .file` may be left out.
     ///
     /// The file goes where the call says (`client.call(endpoint, to: destination)`), or to a
     /// new file in the temporary directory that the caller then owns. It is written beside

@@ -29,9 +29,9 @@ func httpSwift1(client: Client) async throws {
     case .successful:
         break
     case .clientError:
-        if let errorBody = try? result.decode(OneTypeOfErrorBody.self) {
+        if let errorBody = try? result.body(as: OneTypeOfErrorBody.self) {
             print(errorBody.message)
-        } else if let errorBody = try? result.decode(AnotherTypeOfErrorBody.self) {
+        } else if let errorBody = try? result.body(as: AnotherTypeOfErrorBody.self) {
             print(errorBody.code)
         } else {
             print(try result.text())
