@@ -222,6 +222,7 @@ public final class Client: Sendable {
     /// - Throws: ``ClientError``: a transport failure, ``ClientError/Code/timedOut``,
     ///   ``ClientError/Code/cancelled``, ``ClientError/Code/tooManyRetries`` and the errors
     ///   of the interceptors.
+    @discardableResult
     public func send(
         _ request: HTTPRequest, options: RequestOptions = RequestOptions()
     ) async throws
@@ -245,6 +246,7 @@ public final class Client: Sendable {
     ///   - options: Per-call settings, such as progress.
     /// - Returns: The response, its body the URL of the file.
     /// - Throws: ``ClientError``, as ``send(_:options:)``, and ``ClientError/Code/fileWriteFailed``.
+    @discardableResult
     public func download(
         _ request: HTTPRequest, to destination: URL, options: RequestOptions = RequestOptions()
     )
@@ -285,6 +287,7 @@ public final class Client: Sendable {
     /// - Returns: The response, its body the URL of the file (`heron-download-<UUID>`, with the
     ///   extension of the request URL's last path component, if any).
     /// - Throws: As ``download(_:to:options:)``.
+    @discardableResult
     public func download(
         _ request: HTTPRequest, options: RequestOptions = RequestOptions()
     ) async throws
