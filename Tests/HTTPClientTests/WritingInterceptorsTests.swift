@@ -110,13 +110,14 @@ struct WritingInterceptorsTests {
             ClosureInterceptor(prepare: { _, _ in }, decide: { _, _ in .proceed }),
         ]
         #expect(inline.stepsRunInline)
-        let waiting: [any Interceptor] = [.prepare { _ in try await Task.sleep(for: .seconds(5)) }]
+        let waiting: [any Interceptor] = [.prepare { _ in try await Task.sleep(for: .seconds(60)) }]
         #expect(!waiting.stepsRunInline)
         let slow = Client(baseURL: try TestServers.httpbin(), interceptors: waiting, timeout: .milliseconds(200))
         let started = ContinuousClock.now
         let error = await #expect(throws: ClientError.self) { try await slow.send(.get("get")) }
         #expect(error?.code == .timedOut)
-        #expect(ContinuousClock.now - started < .seconds(4))
+        // Far below the step's 60 s: the timeout ended it (with room for a loaded machine).
+        #expect(ContinuousClock.now - started < .seconds(30))
     }
 
     @Test("a decide closure's decision counts; a looking one proceeds")
