@@ -4,36 +4,36 @@ import Testing
 
 /// Checks the Heron rewrites of the usage examples of five older HTTP libraries: one rewrite
 /// per usage code block of each README in `../shared/seeds/`, numbered in order, each no
-/// longer than its original or saying why; prints the comparison as a Markdown table.
+/// longer than its original; prints the comparison as a Markdown table.
 ///
 /// A usage block is a fenced block marked `swift` (any case) that is not a package
 /// installation (SwiftPM `dependencies:`/`.package`/`.product`, CocoaPods, Carthage); JSON
 /// samples, shell lines and printed output are not code to rewrite. A rewrite in
 /// `Tests/HTTPEndpointsTests/Seeds/<Library>SeedExamples.swift` sits between
-/// `// seed: <Library> <n>` and `// end seed`, with `// what:` next and, when it is longer
-/// than the original, `// longer: <reason>` right after that.
+/// `// seed: <Library> <n>` and `// end seed`, with `// what:` next (and `// differs:` where
+/// Heron does the job another way).
 ///
 /// Lengths are counted by ``count(_:)`` alone: the `Character`s left when all whitespace is
-/// removed. An original counts its whole block. A rewrite counts the lines between its
-/// markers except comment lines and the wrapping function's `func … {` line(s) and its
-/// closing `}`; declarations inside the markers count.
+/// removed. An original counts its whole block. A rewrite counts every line between its
+/// markers but comment lines: what a user types, the function around a call and its braces
+/// included.
 @Suite("Seed example lengths")
 struct SeedExampleLengthTests {
     static let libraries = ["HTTPSwift", "IndomioHTTP", "Osiris", "Osprey", "RestingKit"]
 
-    @Test("HTTPSwift: one rewrite per usage block, none longer without a reason")
+    @Test("HTTPSwift: one rewrite per usage block, none longer")
     func httpSwift() { Self.check(["HTTPSwift"]) }
 
-    @Test("IndomioHTTP: one rewrite per usage block, none longer without a reason")
+    @Test("IndomioHTTP: one rewrite per usage block, none longer")
     func indomioHTTP() { Self.check(["IndomioHTTP"]) }
 
-    @Test("Osiris: one rewrite per usage block, none longer without a reason")
+    @Test("Osiris: one rewrite per usage block, none longer")
     func osiris() { Self.check(["Osiris"]) }
 
-    @Test("Osprey: one rewrite per usage block, none longer without a reason")
+    @Test("Osprey: one rewrite per usage block, none longer")
     func osprey() { Self.check(["Osprey"]) }
 
-    @Test("RestingKit: one rewrite per usage block, none longer without a reason")
+    @Test("RestingKit: one rewrite per usage block, none longer")
     func restingKit() { Self.check(["RestingKit"]) }
 
     @Test("all five libraries, with the whole table")
@@ -55,7 +55,6 @@ struct SeedExampleLengthTests {
         let source = """
                 // seed: Demo 1
                 // what: a demo
-                // longer: a reason
                 // differs: one line
                 // and the next
                 struct Model {
@@ -72,8 +71,12 @@ struct SeedExampleLengthTests {
         let rewrites = Self.rewrites(in: source, library: "Demo")
         #expect(rewrites.issues.isEmpty)
         #expect(rewrites.items.map(\.number) == [1])
-        #expect(rewrites.items.first?.count == Self.count(["structModel{letid:Int}", "tryawaitclient.value()"]))
-        #expect(rewrites.items.first?.longer == "a reason")
+        #expect(
+            rewrites.items.first?.count
+                == Self.count([
+                    "structModel{letid:Int}", "@MainActorstaticfuncdemo1(", "client:Client", ")asyncthrows->Int{",
+                    "tryawaitclient.value()", "}",
+                ]))
         #expect(rewrites.items.first?.differs == "one line and the next")
     }
 
@@ -128,7 +131,6 @@ struct SeedExampleLengthTests {
     struct Rewrite {
         var number: Int
         var what: String?
-        var longer: String?
         var differs: String?
         /// The lines counted.
         var counted: [String]
@@ -177,7 +179,7 @@ struct SeedExampleLengthTests {
         var notes: [(key: String, text: String)] = []
         for line in lines.prefix(while: { $0.trimmingCharacters(in: .whitespaces).hasPrefix("//") }) {
             let text = line.trimmingCharacters(in: .whitespaces).dropFirst(2).trimmingCharacters(in: .whitespaces)
-            if let key = ["what", "longer", "differs"].first(where: { text.hasPrefix("\($0):") }) {
+            if let key = ["what", "differs"].first(where: { text.hasPrefix("\($0):") }) {
                 notes.append((key, text.dropFirst(key.count + 1).trimmingCharacters(in: .whitespaces)))
             } else if let last = notes.indices.last {
                 notes[last].text += " " + text
@@ -185,55 +187,19 @@ struct SeedExampleLengthTests {
         }
         func note(_ key: String) -> String? { notes.first { $0.key == key }?.text }
         rewrite.what = note("what")
-        rewrite.longer = note("longer")
         rewrite.differs = note("differs")
         if notes.first?.key != "what" || rewrite.what?.isEmpty != false {
             problems.append("the first line after `// seed:` must be `// what: <what it does>`")
         }
-        if let longer = rewrite.longer, notes.count < 2 || notes[1].key != "longer" || longer.isEmpty {
-            problems.append("`// longer: <reason>` must come right after `// what:`")
-        }
-        let code = lines.filter {
+        // Everything a user types counts: declarations, the function around a call, its braces.
+        rewrite.counted = lines.filter {
             let trimmed = $0.trimmingCharacters(in: .whitespaces)
             return !trimmed.isEmpty && !trimmed.hasPrefix("//")
         }
-        // The wrapping function: the first `func` at the markers' indentation.
-        guard let header = code.firstIndex(where: { indentation($0) == indent && isFunctionHeader($0) }) else {
-            rewrite.counted = code
-            return (rewrite, problems)
-        }
-        guard let open = code[header...].firstIndex(where: { $0.trimmingCharacters(in: .whitespaces).hasSuffix("{") })
-        else {
-            problems.append("the wrapping function's `{` must end its header line")
-            rewrite.counted = code
-            return (rewrite, problems)
-        }
-        guard
-            let close = code[(open + 1)...].firstIndex(where: {
-                indentation($0) == indent && $0.trimmingCharacters(in: .whitespaces) == "}"
-            })
-        else {
-            problems.append("the wrapping function's closing `}` must stand alone at the markers' indentation")
-            rewrite.counted = code
-            return (rewrite, problems)
-        }
-        rewrite.counted = Array(code[..<header] + code[(open + 1)..<close] + code[(close + 1)...])
         return (rewrite, problems)
     }
 
     private static func indentation(_ line: String) -> Int { line.prefix { $0 == " " || $0 == "\t" }.count }
-
-    /// Whether a line starts a function declaration (`func`, after attributes and modifiers).
-    private static func isFunctionHeader(_ line: String) -> Bool {
-        let modifiers: Set<Substring> = [
-            "static", "private", "fileprivate", "internal", "public", "nonisolated", "mutating", "override", "final",
-        ]
-        for word in line.split(separator: " ") {
-            if word == "func" { return true }
-            if !word.hasPrefix("@") && !modifiers.contains(word) { return false }
-        }
-        return false
-    }
 
     // MARK: The check and the table
 
@@ -278,15 +244,11 @@ struct SeedExampleLengthTests {
             for rewrite in rewrites {
                 guard let original = originals.first(where: { $0.number == rewrite.number }) else { continue }
                 if rewrite.count == 0 { Issue.record("\(library) \(rewrite.number): the rewrite has no code") }
-                if rewrite.count > original.count, rewrite.longer == nil {
+                if rewrite.count > original.count {
                     let counts = "\(rewrite.count) characters against the original's \(original.count)"
-                    Issue.record("\(library) \(rewrite.number): \(counts), with no `// longer: <reason>`")
+                    Issue.record("\(library) \(rewrite.number): \(counts): no rewrite may be longer than its original")
                 }
-                if rewrite.count <= original.count, rewrite.longer != nil {
-                    Issue.record(
-                        "\(library) \(rewrite.number): marked `// longer:` but \(rewrite.count) ≤ \(original.count)")
-                }
-                let note = rewrite.longer.map { "longer: \($0)" } ?? rewrite.differs.map { "differs: \($0)" } ?? ""
+                let note = rewrite.differs.map { "differs: \($0)" } ?? ""
                 rows.append(
                     Row(
                         library: library, number: rewrite.number, original: original.count, heron: rewrite.count,
