@@ -43,21 +43,19 @@ func httpSwift1(client: Client) async throws {
 // end seed
 
 // seed: HTTPSwift 2
-// what: an interceptor that sets User-Agent, and at most 5 retries of transport errors, 1 s apart
-// differs: retries belong to the client's retry stack, not to an interceptor (an interceptor's
-// `decide` can return `.retryAfter`, but the stack's limits still apply to it)
-private struct UserAgentInterceptor: Interceptor {
-    func prepare(_ request: inout HTTPRequest, context: inout InterceptorContext) async throws {
-        try request.headerFields.set(.userAgent, "My User-Agent")
-    }
-}
-
-func httpSwift2() async throws {
+// what: an interceptor that sets User-Agent, and one that retries transport errors at most 5 times, 1 s apart
+// differs: one interceptor per step, each a closure; the retry stack is off (`.none`), so the
+// interceptor's own limit is the only one, as in the original
+func httpSwift2(transport: any ClientTransport = URLSessionTransport()) async throws {
     let client = Client(
-        interceptors: [UserAgentInterceptor()],
-        retry: [.transportErrors(max: 5), .backoff(.constant(1), jitter: .none)])
-
-    _ = try await client.send(.get("https://example.ios"))
+        transport: transport,
+        interceptors: [
+            .prepare { $0 = $0.header(.userAgent, "My User-Agent") },
+            .decide { outcome, context in
+                outcome.error != nil && context.attempt <= 5 ? .retryAfter(.seconds(1)) : .proceed
+            },
+        ], retry: .none)
+    try await client.send(.get("https://example.ios"))
 }
 // end seed
 
@@ -129,11 +127,20 @@ struct HTTPSwiftSeedExamples {
         #expect(stub.requests.map(\.url.absoluteString) == Array(repeating: "https://example.ios", count: 3))
     }
 
-    @Test("2: the interceptor sets User-Agent on every request")
+    @Test("2: User-Agent on every request; transport errors retried by the interceptor, 1 s apart")
     func userAgent() async throws {
         let stub = StubTransport(fallback: .status(.ok))
-        _ = try await Self.client(stub, interceptors: [UserAgentInterceptor()]).send(.get("https://example.ios"))
-        #expect(stub.requests.first?.headerFields[.userAgent] == "My User-Agent")
+        let refused = ClientError(.cannotConnect, "refused")
+        stub.enqueue(.failure(refused), .failure(refused))
+        let started = ContinuousClock.now
+        try await httpSwift2(transport: stub)
+        #expect(stub.requests.count == 3)
+        #expect(stub.requests.allSatisfy { $0.headerFields[.userAgent] == "My User-Agent" })
+        #expect(ContinuousClock.now - started >= .seconds(2))
+        // After 5 retries the interceptor proceeds and the error is the call's.
+        let failing = StubTransport(fallback: .failure(refused))
+        await #expect(throws: ClientError.self) { try await httpSwift2(transport: failing) }
+        #expect(failing.requests.count == 6)
     }
 
     @Test("4: the endpoint sends the value as JSON and maps the number it reads to text")
