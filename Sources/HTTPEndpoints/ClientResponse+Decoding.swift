@@ -12,24 +12,29 @@ extension ClientResponse<Data> {
     /// An `Optional` is `nil`, and an ``Empty`` empty, for a `204`, `205` or an empty body.
     /// The status is not checked: this reads an error response's body as well.
     ///
+    /// By default the body is read as the client that sent the request reads bodies: with
+    /// its ``EndpointDefaults/jsonDecoder`` and inside its ``EndpointDefaults/envelopeKeyPath``.
+    ///
     /// ```swift
     /// let response = try await client.send(.get("users/42"))
-    /// let user = try response.decoded(as: User.self, decoder: client.values.endpointDefaults.jsonDecoder)
+    /// let user = try response.decoded(as: User.self)
     /// print(user.status, user.body.name)
     /// ```
     /// - Parameters:
     ///   - type: The type to decode.
     ///   - keyPath: Where the value sits inside a JSON envelope (`data.items`); `""` for the
-    ///     whole body.
-    ///   - decoder: The JSON decoder; pass `client.values.endpointDefaults.jsonDecoder` for
-    ///     the client's.
+    ///     whole body; `nil` (the default) for the client's envelope key path, if it has one.
+    ///   - decoder: The JSON decoder; `nil` (the default) for the client's.
     /// - Returns: The response, its body the decoded value.
     /// - Throws: `HTTPEncodingError` for a `Content-Type` that is not JSON, or naming the
     ///   coding path that failed.
     public func decoded<Value: Decodable & Sendable>(
-        as type: Value.Type, at keyPath: String = "", decoder: JSONResponseDecoder = JSONResponseDecoder()
+        as type: Value.Type, at keyPath: String? = nil, decoder: JSONResponseDecoder? = nil
     ) throws(HTTPEncodingError) -> ClientResponse<Value> {
-        try map { (data) throws(HTTPEncodingError) -> Value in
+        let defaults = callValues?.endpointDefaults
+        let keyPath = keyPath ?? defaults?.envelopeKeyPath ?? ""
+        let decoder = decoder ?? defaults?.jsonDecoder ?? JSONResponseDecoder()
+        return try map { (data) throws(HTTPEncodingError) -> Value in
             try Self.decode(type, from: data, head: head, at: keyPath, decoder: decoder)
         }
     }
@@ -42,14 +47,18 @@ extension ClientResponse<Data> {
     ///
     /// - Parameters:
     ///   - type: The type to decode.
-    ///   - keyPath: Where the value sits inside a JSON envelope; `""` for the whole body.
-    ///   - decoder: The JSON decoder.
+    ///   - keyPath: Where the value sits inside a JSON envelope; `""` for the whole body;
+    ///     `nil` (the default) for the client's envelope key path, if it has one.
+    ///   - decoder: The JSON decoder; `nil` (the default) for the client's.
     /// - Returns: The value.
     /// - Throws: `HTTPEncodingError`, as ``decoded(as:at:decoder:)``.
     public func body<Value: Decodable>(
-        as type: Value.Type, at keyPath: String = "", decoder: JSONResponseDecoder = JSONResponseDecoder()
+        as type: Value.Type, at keyPath: String? = nil, decoder: JSONResponseDecoder? = nil
     ) throws(HTTPEncodingError) -> Value {
-        try Self.decode(type, from: body, head: head, at: keyPath, decoder: decoder)
+        let defaults = callValues?.endpointDefaults
+        return try Self.decode(
+            type, from: body, head: head, at: keyPath ?? defaults?.envelopeKeyPath ?? "",
+            decoder: decoder ?? defaults?.jsonDecoder ?? JSONResponseDecoder())
     }
 
     /// The body decoded as JSON into `type`, with `decoder` (a default `JSONDecoder` unless given).

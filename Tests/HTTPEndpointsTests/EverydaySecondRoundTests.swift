@@ -182,6 +182,22 @@ struct EverydaySecondRoundTests {
         struct Shown: Decodable, Sendable { var displayName: String }
         let shown = try await client.send(.get("response-headers?display_name=Ada"))
         #expect(try shown.body(as: Shown.self, decoder: snake).displayName == "Ada")
+        // A response read without a decoder or key path takes the client's: its decoder, its envelope.
+        var defaults = EndpointDefaults()
+        defaults.jsonDecoder = snake
+        defaults.envelopeKeyPath = "json"
+        let enveloped = Client(baseURL: try TestServers.httpbin(), values: RequestValues(defaults))
+        let echoed = try await enveloped.send(.post("anything").json(["display_name": "Ada"]))
+        #expect(try echoed.decoded(as: Shown.self).body.displayName == "Ada")
+        #expect(try echoed.body(as: Shown.self).displayName == "Ada")
+        #expect(try echoed.body(as: String.self, at: "method") == "POST")
+        // A call's own values win over the client's.
+        var plain = EndpointDefaults()
+        plain.envelopeKeyPath = ""
+        let own = try await enveloped.send(
+            .post("anything").json(["display_name": "Ada"]), options: RequestOptions(values: RequestValues(plain)))
+        #expect(try own.body(as: String.self, at: "method") == "POST")
+        #expect(throws: HTTPEncodingError.self) { _ = try own.body(as: Shown.self) }
     }
 
     @Test("decoded(as:) checks the content type: an HTML page is not decoded as JSON")

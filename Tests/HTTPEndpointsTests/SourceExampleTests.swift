@@ -254,7 +254,7 @@ struct SourceExampleTests {
         }
         do {
             let response = try await client.send(.get("users/42"))
-            let user = try response.decoded(as: User.self, decoder: client.values.endpointDefaults.jsonDecoder)
+            let user = try response.decoded(as: User.self)
             print(user.status, user.body.name)
         }
         do {

@@ -284,7 +284,7 @@ extension Client {
                 if head.url == nil { head.url = exchange.request.url }
                 return ClientResponse(
                     head: head, body: exchange.content, request: exchange.request, metrics: record.metrics(at: decided),
-                    transportBody: exchange.transportBody)
+                    transportBody: exchange.transportBody, callValues: context.values)
             }
 
             switch action {

@@ -22,6 +22,9 @@ public struct ClientResponse<Body: Sendable>: Sendable {
     public var metrics: ClientMetrics
     /// The body as the transport returned it, for its trailer section.
     private var transportBody: HTTPBody?
+    /// The values the call ran with (the client's, the call's laid over them), so that the
+    /// layers above read the body with the client's settings (its decoder, its envelope).
+    package private(set) var callValues: RequestValues?
 
     /// Creates a response.
     /// - Parameters:
@@ -38,9 +41,13 @@ public struct ClientResponse<Body: Sendable>: Sendable {
 
     /// A response whose trailer section is that of `transportBody`, the body its transport
     /// returned.
-    init(head: HTTPResponse, body: Body, request: HTTPRequest, metrics: ClientMetrics, transportBody: HTTPBody?) {
+    init(
+        head: HTTPResponse, body: Body, request: HTTPRequest, metrics: ClientMetrics, transportBody: HTTPBody?,
+        callValues: RequestValues?
+    ) {
         self.init(head: head, body: body, request: request, metrics: metrics)
         self.transportBody = transportBody
+        self.callValues = callValues
     }
 
     /// The trailer section (RFC 9110 §6.5) that followed the body, when the transport
@@ -54,8 +61,8 @@ public struct ClientResponse<Body: Sendable>: Sendable {
     /// allows it).
     public var trailerFields: HTTPFields? { transportBody?.trailerFields }
 
-    /// This response with `transform` applied to its body; the head, request, metrics and
-    /// trailer section stay.
+    /// This response with `transform` applied to its body; the head, request, metrics,
+    /// trailer section and the call's settings stay.
     ///
     /// ```swift
     /// let response = try await client.send(HTTPRequest(url: URL(string: "users/42")!))
@@ -69,7 +76,8 @@ public struct ClientResponse<Body: Sendable>: Sendable {
         _ transform: (Body) throws(Failure) -> NewBody
     ) throws(Failure) -> ClientResponse<NewBody> {
         ClientResponse<NewBody>(
-            head: head, body: try transform(body), request: request, metrics: metrics, transportBody: transportBody)
+            head: head, body: try transform(body), request: request, metrics: metrics, transportBody: transportBody,
+            callValues: callValues)
     }
 
     /// The response status.
