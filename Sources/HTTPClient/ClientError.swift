@@ -124,6 +124,11 @@ public struct ClientError: Error, Sendable, CustomStringConvertible {
     public var underlying: (any Error)?
     /// Every attempt made, for ``Code/tooManyRetries`` and other failures after retries.
     public var attempts: [Attempt]
+    /// Whether the attempt this error ended had already been answered by a server (a
+    /// redirect) before it failed: a later hop's ``Code/cannotConnect`` then does not show
+    /// that nothing of the request was sent, and the retry rules judge it as a failure
+    /// mid-request.
+    var followedRedirect = false
 
     /// The most body bytes an error keeps.
     public static let bodyPrefixLimit = 1024

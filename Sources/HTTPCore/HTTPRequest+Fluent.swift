@@ -88,7 +88,7 @@ extension HTTPRequest {
     }
 
     /// The URL `string` names, or `nil`: never a URL with characters percent-encoded by a guess.
-    private static func strictURL(_ string: String) -> URL? {
+    package static func strictURL(_ string: String) -> URL? {
         if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) {
             return URL(string: string, encodingInvalidCharacters: false)
         }

@@ -23,7 +23,8 @@ extension ClientResponse<Data> {
     /// - Parameters:
     ///   - type: The type to decode.
     ///   - keyPath: Where the value sits inside a JSON envelope (`data.items`); `""` for the
-    ///     whole body; `nil` (the default) for the client's envelope key path, if it has one.
+    ///     whole body; `nil` (the default) for the client's envelope key path, if it has one
+    ///     and the status is 2xx (an error body is read whole).
     ///   - decoder: The JSON decoder; `nil` (the default) for the client's.
     /// - Returns: The response, its body the decoded value.
     /// - Throws: `HTTPEncodingError` for a `Content-Type` that is not JSON, or naming the
@@ -32,7 +33,8 @@ extension ClientResponse<Data> {
         as type: Value.Type, at keyPath: String? = nil, decoder: JSONResponseDecoder? = nil
     ) throws(HTTPEncodingError) -> ClientResponse<Value> {
         let defaults = callValues?.endpointDefaults
-        let keyPath = keyPath ?? defaults?.envelopeKeyPath ?? ""
+        // The envelope wraps what a successful response carries; an error body is read whole.
+        let keyPath = keyPath ?? (head.status.isSuccess ? defaults?.envelopeKeyPath : nil) ?? ""
         let decoder = decoder ?? defaults?.jsonDecoder ?? JSONResponseDecoder()
         return try map { (data) throws(HTTPEncodingError) -> Value in
             try Self.decode(type, from: data, head: head, at: keyPath, decoder: decoder)
@@ -48,7 +50,8 @@ extension ClientResponse<Data> {
     /// - Parameters:
     ///   - type: The type to decode.
     ///   - keyPath: Where the value sits inside a JSON envelope; `""` for the whole body;
-    ///     `nil` (the default) for the client's envelope key path, if it has one.
+    ///     `nil` (the default) for the client's envelope key path, if it has one and the
+    ///     status is 2xx (an error body is read whole).
     ///   - decoder: The JSON decoder; `nil` (the default) for the client's.
     /// - Returns: The value.
     /// - Throws: `HTTPEncodingError`, as ``decoded(as:at:decoder:)``.
@@ -56,8 +59,10 @@ extension ClientResponse<Data> {
         as type: Value.Type, at keyPath: String? = nil, decoder: JSONResponseDecoder? = nil
     ) throws(HTTPEncodingError) -> Value {
         let defaults = callValues?.endpointDefaults
+        // The envelope wraps what a successful response carries; an error body is read whole.
         return try Self.decode(
-            type, from: body, head: head, at: keyPath ?? defaults?.envelopeKeyPath ?? "",
+            type, from: body, head: head,
+            at: keyPath ?? (head.status.isSuccess ? defaults?.envelopeKeyPath : nil) ?? "",
             decoder: decoder ?? defaults?.jsonDecoder ?? JSONResponseDecoder())
     }
 

@@ -16,14 +16,26 @@ struct EverydayClientTests {
         _ = try await good.send(.get("users"))
         #expect(stub.requests.map(\.url.absoluteString) == ["https://api.example.com/v2/users"])
 
-        for text in ["api.example.com/v2", "", "ftp://files.example.com", "https:///path", "not a url"] {
+        let refused = [
+            ("api.example.com/v2", "\"api.example.com/v2\""), ("", "text of 0 characters"),
+            ("ftp://files.example.com", "\"ftp://files.example.com\""), ("https:///path", "\"https:///path\""),
+            ("not a url", "text of 9 characters"),
+            // A stray space is refused, not encoded into every request's path.
+            ("https://api.example.com/v2 ", "text of 27 characters"),
+        ]
+        for (text, shown) in refused {
             let bad = Client(baseURL: text, transport: stub)
             let error = await #expect(throws: ClientError.self) { try await bad.send(.get("users")) }
             #expect(error?.code == .invalidRequest)
-            #expect(error?.message.contains("\"\(text)\"") == true, "\(error?.message ?? "")")
+            #expect(error?.message.contains(shown) == true, "\(error?.message ?? "")")
             // An absolute request URL fails too: the client is misconfigured.
             await #expect(throws: ClientError.self) { try await bad.send(.get("https://example.com/x")) }
         }
+        // A key in the text is not printed: the text is shown as any URL in an error is.
+        let keyed = Client(baseURL: "api.example.com/v1?api_key=sk_live_123", transport: stub)
+        let error = await #expect(throws: ClientError.self) { try await keyed.send(.get("users")) }
+        #expect(error.map { "\($0)" }?.contains("sk_live_123") == false)
+        #expect(error?.message.contains("api.example.com/v1") == true)
         #expect(stub.requests.count == 1)
     }
 
@@ -72,6 +84,18 @@ struct EverydayClientTests {
         let client = Client(baseURL: try TestServers.httpbin())
         let response = try await client.download(.get("bytes/100"), to: destination)
         #expect(try Data(contentsOf: response.body).count == 100)
+
+        // Downloads side by side into one new folder: whichever makes it, both succeed.
+        let shared = root.appendingPathComponent("shared/new")
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<8 {
+                group.addTask {
+                    _ = try await client.download(.get("bytes/10"), to: shared.appendingPathComponent("\(index).bin"))
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: shared.path).count == 8)
 
         let other = FileManager.default.temporaryDirectory.appendingPathComponent("heron-folders-\(UUID())")
         let failing = other.appendingPathComponent("x/y/body.bin")

@@ -92,6 +92,18 @@ struct EverydayFixesTests {
         #expect(refused?.code == .tooManyRetries)
         #expect(refused?.attempts.map(\.failure) == Array(repeating: "cannotConnect", count: 4))
 
+        // A POST the server answered with a redirect was received: a refused next hop does
+        // not show that nothing was sent, so the POST is not sent again.
+        let redirect = try TestServers.faultServer().appendingPathComponent("redirect")
+            .appending(queryItems: [
+                .init(name: "to", value: "http://127.0.0.1:\(port)/receipt"), .init(name: "status", value: "303"),
+            ])
+        let afterRedirect = await #expect(throws: ClientError.self) {
+            try await Client().send(HTTPRequest(method: .post, url: redirect, body: HTTPBody("x")))
+        }
+        #expect(afterRedirect?.code == .cannotConnect)
+        #expect(afterRedirect?.attempts.count == 1)
+
         // A reset may come after the server acted on the request: a POST is not sent again.
         let reset = try TestServers.faultServer().appendingPathComponent("reset")
         let lost = await #expect(throws: ClientError.self) {

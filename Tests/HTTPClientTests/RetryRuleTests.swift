@@ -16,7 +16,7 @@ struct RetryRuleTests {
 
     static let base = URL(string: "https://api.example.com")!
 
-    @Test("an interceptor that always retries stops at the backstop of 100 attempts, whatever the stack's attempt cap")
+    @Test("an interceptor that always retries stops at the backstop of 10 attempts, whatever the stack's attempt cap")
     func interceptorBounded() async throws {
         let stub = StubTransport(fallback: .status(.ok))
         let client = Client(baseURL: Self.base, transport: stub, interceptors: [AlwaysRetry()], retry: .none)

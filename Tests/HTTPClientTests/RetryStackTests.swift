@@ -202,7 +202,7 @@ struct RetryStackTests {
                 Issue.record("expected giveUp at the backstop")
                 return
             }
-            #expect(reason.contains("backstop of 100"))
+            #expect(reason.contains("backstop of 10 attempts"))
         }
     }
 

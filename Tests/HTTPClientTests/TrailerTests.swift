@@ -43,11 +43,13 @@ struct TrailerTests {
         #expect(HTTPBody("text").trailerFields == nil)
     }
 
-    @Test("send, download and stream all hand on the transport's trailers, through a HostLimiter too")
+    @Test("send, download and stream all hand on the transport's trailers, through a HostLimiter and coalescing too")
     func clientHandsThemOn() async throws {
-        for transport in [TrailingTransport(), HostLimiter(wrapping: TrailingTransport(), maxConcurrentPerHost: 1)]
-            as [any ClientTransport]
-        {
+        let transports: [any ClientTransport] = [
+            TrailingTransport(), HostLimiter(wrapping: TrailingTransport(), maxConcurrentPerHost: 1),
+            CoalescingTransport(wrapping: TrailingTransport()),
+        ]
+        for transport in transports {
             let client = Client(baseURL: URL(string: "https://example.com/")!, transport: transport)
             let sent = try await client.send(HTTPRequest(url: URL(string: "a")!))
             #expect(sent.body == Data("hello".utf8))

@@ -459,7 +459,14 @@ extension Client {
                 events.emit(batch)
                 batch = []
             }
-            let response = try await transport.send(current, options: options)
+            let response: TransportResponse
+            do {
+                response = try await transport.send(current, options: options)
+            } catch var error as ClientError where redirects > 0 {
+                // The request reached a server, which redirected it: not a request never sent.
+                error.followedRedirect = true
+                throw error
+            }
             if response.waited > .zero {
                 queued += response.waited
                 if events.hub != nil {

@@ -134,12 +134,15 @@ public final class Client: Sendable {
         deadline: Duration? = nil
     ) {
         let base: Base
-        if let url = URL(string: baseURL), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-            let host = url.host, !host.isEmpty
+        // Parsed as strictly as request URLs: text with a stray space is refused, not encoded.
+        let url = HTTPRequest.strictURL(baseURL)
+        if let url, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", let host = url.host,
+            !host.isEmpty
         {
             base = .url(url)
         } else {
-            base = .invalid(baseURL)
+            // The text may hold a key (`?api_key=…`): shown redacted, as every URL in an error is.
+            base = .invalid(url.map { URLRedaction.display($0) } ?? "text of \(baseURL.count) characters")
         }
         self.init(
             base: base, headerFields: headerFields, transport: transport, interceptors: interceptors,

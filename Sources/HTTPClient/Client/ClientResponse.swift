@@ -56,7 +56,7 @@ public struct ClientResponse<Body: Sendable>: Sendable {
     /// chunk for ``Client/stream(_:options:)``); `nil` otherwise.
     ///
     /// Only the AsyncHTTPClient transport delivers trailers, with its `ResponseTrailers`
-    /// trait; URLSession does not. Trailer fields are never merged into ``headerFields``
+    /// trait; URLSession does not, and a response HTTPCache serves from storage has none. Trailer fields are never merged into ``headerFields``
     /// (RFC 9110 §6.5.1: a recipient must not merge them unless the field's definition
     /// allows it).
     public var trailerFields: HTTPFields? { transportBody?.trailerFields }

@@ -44,6 +44,11 @@ extension PartialFile<ClientError> {
             do {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
                 created.append(folder)
+            } catch
+                where FileManager.default.fileExists(atPath: folder.path, isDirectory: &isFolder) && isFolder.boolValue
+            {
+                // Another download made it meanwhile: it is that download's to keep.
+                continue
             } catch {
                 removeFolders(created)
                 throw ClientError(

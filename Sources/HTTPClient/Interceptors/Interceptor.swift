@@ -104,7 +104,7 @@ public enum InterceptorDecision: Sendable {
     /// stack's ``RetryPolicy/attempts(max:)`` bounds only the stack's own retries. What still
     /// applies: the stack's ``RetryPolicy/timeBudget(_:)``, the call's deadline, the rules on
     /// non-idempotent methods and one-shot bodies, and a backstop of
-    /// ``RetryStack/interceptorAttemptCap`` (100) attempts.
+    /// ``RetryStack/interceptorAttemptCap`` (10) attempts, sent one after the other without a wait (answer `.retryAfter` to wait).
     case retry
     /// Send the request again after `delay`, under the same limits as ``retry``.
     case retryAfter(Duration)

@@ -108,8 +108,7 @@ public final class CoalescingTransport: ClientTransport {
         } onCancel: {
             flight.leave(waiter)
         }
-        return TransportResponse(
-            head: shared.head, body: shared.body.map { HTTPBody($0) }, bytesSent: shared.bytesSent)
+        return TransportResponse(head: shared.head, body: shared.callerBody, bytesSent: shared.bytesSent)
     }
 
     /// Takes the requests in flight for `targets` out of the table: later callers start anew.
@@ -137,6 +136,17 @@ package final class Flight: Sendable {
         package let head: HTTPResponse
         package let body: Data?
         let bytesSent: Int64?
+        /// The trailer section that followed the body, if the transport delivered one.
+        var trailerFields: HTTPFields?
+
+        /// The body for one caller: the bytes, with the trailer section when there was one.
+        var callerBody: HTTPBody? {
+            guard let body else { return nil }
+            guard let trailerFields else { return HTTPBody(body) }
+            return HTTPBody(
+                length: .known(Int64(body.count)), iterationBehavior: .multiple,
+                makeSequence: { HTTPBody(body).chunks() }, trailerFields: { trailerFields })
+        }
     }
 
     private struct State {
@@ -193,7 +203,10 @@ package final class Flight: Sendable {
             do {
                 let response = try await base.send(request, options: options)
                 let body = try await response.body?.collect(upTo: options.responseBufferLimit)
-                outcome = .success(Shared(head: response.head, body: body, bytesSent: response.bytesSent))
+                outcome = .success(
+                    Shared(
+                        head: response.head, body: body, bytesSent: response.bytesSent,
+                        trailerFields: response.body?.trailerFields))
             } catch let error as HTTPCoreError where error.code == .bodyTooLarge {
                 outcome = .failure(
                     ClientError(

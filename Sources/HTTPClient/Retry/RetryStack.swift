@@ -47,7 +47,7 @@ public struct RetryStack: Sendable, ExpressibleByArrayLiteral, CustomStringConve
         case lastOutcome
     }
 
-    /// The most attempts a call makes for the retries interceptors ask for: 100, a backstop
+    /// The most attempts a call makes for the retries interceptors ask for: 10, a backstop
     /// against an interceptor that answers `.retry` forever.
     ///
     /// An interceptor's retries are bounded by the interceptor itself (it sees
@@ -55,7 +55,7 @@ public struct RetryStack: Sendable, ExpressibleByArrayLiteral, CustomStringConve
     /// deadline and this backstop, not by ``RetryPolicy/attempts(max:)``, which bounds the
     /// stack's own retries: an interceptor written to try 5 times tries 5 times under the
     /// default stack's 3 attempts.
-    public static let interceptorAttemptCap = 100
+    public static let interceptorAttemptCap = 10
 
     /// Creates a stack.
     /// - Parameters:
@@ -186,7 +186,11 @@ public struct RetryStack: Sendable, ExpressibleByArrayLiteral, CustomStringConve
         if request.method.isIdempotent || retriesNonIdempotent || request.headerFields.contains(.idempotencyKey) {
             return true
         }
-        guard case .response(let head, _) = outcome else { return outcome.error?.code == .cannotConnect }
+        guard case .response(let head, _) = outcome else {
+            // A connection refused after a redirect follows a request the server did get.
+            guard let error = outcome.error else { return false }
+            return error.code == .cannotConnect && !error.followedRedirect
+        }
         if byInterceptor { return true }
         return (head.status.code == 429 || head.status.code == 503) && head.headerFields.contains(.retryAfter)
     }

@@ -37,8 +37,9 @@ public protocol EndpointGroup {
     static var baseURL: URL { get }
     /// Header fields every request of the client carries, in order; none by default.
     ///
-    /// An invalid value (CR, LF or NUL in it) is never sent: every call of the client fails
-    /// with the `HTTPCoreError` that names it.
+    /// An invalid value (a control character in it) is never sent: every call of the client
+    /// fails with `ClientError` code `invalidRequest`, the `HTTPCoreError` that names the field
+    /// as its `underlying`.
     static var headerFields: KeyValuePairs<HTTPFieldName, String> { get }
     /// The endpoint defaults of the client; the built-in ones by default.
     static var defaults: EndpointDefaults { get }

@@ -69,10 +69,13 @@ extension AsyncHTTPClientTransport {
                 return (.connectionLost, lostWhat(headArrived, bodyBytes))
             }
         }
+        if let error = error as? NIOSSLExtraError, error == .failedToValidateHostname {
+            return (.cannotConnect, "the TLS connection could not be established")
+        }
         if error is BoringSSLError {
-            return headArrived
-                ? (.connectionLost, lostWhat(headArrived, bodyBytes))
-                : (.cannotConnect, "the TLS connection could not be established")
+            // NIOSSL wraps a failed handshake in handshakeFailed; a bare BoringSSL error comes
+            // from a read or write after it, when the request may be on its way.
+            return (.connectionLost, lostWhat(headArrived, bodyBytes))
         }
         if let error = error as? ChannelError {
             switch error {

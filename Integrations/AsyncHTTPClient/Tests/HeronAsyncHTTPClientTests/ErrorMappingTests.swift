@@ -1,0 +1,32 @@
+import HTTPClient
+import NIOSSL
+import Testing
+
+@testable import HeronAsyncHTTPClient
+
+/// Which TLS failures show that nothing of the request was sent: the client retries any
+/// method after `cannotConnect`, so only a failed handshake may be it.
+@Suite("AsyncHTTPClientTransport: TLS errors and what they say was sent")
+struct ErrorMappingTests {
+    @Test("a failed handshake or a certificate refused is cannotConnect, before any head")
+    func handshakeIsCannotConnect() {
+        let errors: [any Error] = [
+            NIOSSLError.handshakeFailed(.sslError([])), NIOSSLError.unableToValidateCertificate,
+            NIOSSLExtraError.failedToValidateHostname,
+        ]
+        for error in errors {
+            #expect(AsyncHTTPClientTransport.classify(error, headArrived: false, bodyBytes: 0).0 == .cannotConnect)
+        }
+    }
+
+    @Test("a TLS failure after the handshake is connectionLost: the request may have been on its way")
+    func laterFailureIsConnectionLost() {
+        let errors: [any Error] = [BoringSSLError.sslError([]), NIOSSLError.uncleanShutdown]
+        for error in errors {
+            for headArrived in [false, true] {
+                let (code, _) = AsyncHTTPClientTransport.classify(error, headArrived: headArrived, bodyBytes: 0)
+                #expect(code == .connectionLost, "\(error), head arrived: \(headArrived)")
+            }
+        }
+    }
+}
