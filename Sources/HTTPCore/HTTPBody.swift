@@ -65,6 +65,22 @@ public struct HTTPBody: Sendable {
         self.iterationBehavior = .multiple
     }
 
+    /// A body holding `data`, followed by the trailer section `trailerFields` when there is
+    /// one: how a transport hands on a body it read whole with the trailer fields that came
+    /// after it (RFC 9110 §6.5). Without trailers it is `HTTPBody(data)`.
+    /// - Parameters:
+    ///   - data: The bytes; readable any number of times.
+    ///   - trailerFields: The trailer section, if any; ``trailerFields`` returns it.
+    public init(_ data: Data, trailerFields: HTTPFields?) {
+        guard let trailerFields else {
+            self.init(data)
+            return
+        }
+        self.init(
+            length: .known(Int64(data.count)), iterationBehavior: .multiple,
+            makeSequence: { HTTPBody(data).chunks() }, trailerFields: { trailerFields })
+    }
+
     /// A body holding the UTF-8 bytes of `string`.
     /// - Parameter string: The text to send.
     public init(_ string: String) { self.init(Data(string.utf8)) }

@@ -32,13 +32,8 @@ extension ClientResponse<Data> {
     public func decoded<Value: Decodable & Sendable>(
         as type: Value.Type, at keyPath: String? = nil, decoder: JSONResponseDecoder? = nil
     ) throws(HTTPEncodingError) -> ClientResponse<Value> {
-        let defaults = callValues?.endpointDefaults
-        // The envelope wraps what a successful response carries; an error body is read whole.
-        let keyPath = keyPath ?? (head.status.isSuccess ? defaults?.envelopeKeyPath : nil) ?? ""
-        let decoder = decoder ?? defaults?.jsonDecoder ?? JSONResponseDecoder()
-        return try map { (data) throws(HTTPEncodingError) -> Value in
-            try Self.decode(type, from: data, head: head, at: keyPath, decoder: decoder)
-        }
+        let value = try body(as: type, at: keyPath, decoder: decoder)
+        return map { _ in value }
     }
 
     /// The body decoded as JSON into `type`: the same reading as

@@ -339,7 +339,7 @@ extension Client {
                 context.attachedToRequest = index < attachedToRequest
                 do {
                     try await interceptor.prepare(&prepared, context: &context)
-                    try ClientError.checkPrepared(prepared, by: interceptor)
+                    try ClientError.checkBuilt(prepared, by: interceptor)
                 } catch {
                     throw ClientError.wrapping(error, request: prepared, fallback: .interceptorFailed)
                 }
@@ -359,7 +359,7 @@ extension Client {
                 context.attachedToRequest = index < attachedToRequest
                 do {
                     try await interceptor.prepare(&prepared, context: &context)
-                    try ClientError.checkPrepared(prepared, by: interceptor)
+                    try ClientError.checkBuilt(prepared, by: interceptor)
                 } catch {
                     throw ClientError.wrapping(error, request: prepared, fallback: .interceptorFailed)
                 }

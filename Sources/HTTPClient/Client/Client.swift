@@ -76,8 +76,9 @@ public final class Client: Sendable {
     private let defaultFieldNames: Set<HTTPFieldName>
     /// Whether every interceptor's steps run inline (``InlineSteps``).
     let interceptorsRunInline: Bool
-    /// The error every call throws when the client was given base URL text that is not a URL.
-    let baseURLError: ClientError?
+    /// The error every call throws, sending nothing: the client was made with base URL text
+    /// that is not a URL, or a setting of the layers above that cannot be sent.
+    let refusal: ClientError?
 
     /// Creates a client whose relative request URLs resolve against `baseURL`.
     ///
@@ -174,31 +175,32 @@ public final class Client: Sendable {
     }
 
     /// What a client was given as its base URL.
-    enum Base {
+    package enum Base {
         case none
         case url(URL)
         /// Text that is not an absolute http(s) URL: every call fails naming it.
         case invalid(String)
     }
 
-    init(
+    /// Creates a client; `refusal`, when given, is the error every call throws (a setting of
+    /// the layers above that cannot be sent, such as an endpoint group's invalid field).
+    package init(
         base: Base, headerFields: HTTPFields, transport: any ClientTransport, interceptors: [any Interceptor],
         observers: [any ClientObserver], retry: RetryStack, redirectLimit: Int, timeout: Duration?,
-        values: RequestValues, deadline: Duration?
+        values: RequestValues, deadline: Duration?, refusal: ClientError? = nil
     ) {
+        var refusal = refusal
         switch base {
         case .none:
             self.baseURL = nil
-            self.baseURLError = nil
         case .url(let url):
             self.baseURL = url
-            self.baseURLError = nil
         case .invalid(let text):
             self.baseURL = nil
-            self.baseURLError = ClientError(
-                .invalidRequest,
-                "the client's base URL \"\(text)\" is not an absolute http or https URL with a host")
+            refusal = ClientError(
+                .invalidRequest, "the client's base URL \"\(text)\" is not an absolute http or https URL with a host")
         }
+        self.refusal = refusal
         self.deadline = deadline
         self.headerFields = headerFields
         self.transport = transport
@@ -342,7 +344,7 @@ public final class Client: Sendable {
 
     /// The request with its URL resolved and the default header fields added.
     func resolved(_ request: HTTPRequest) throws(ClientError) -> HTTPRequest {
-        if var error = baseURLError {
+        if var error = refusal {
             error.method = request.method
             error.url = request.url
             throw error

@@ -21,21 +21,14 @@ extension ClientError {
     }
 
     /// Throws the error a fluent modifier kept in `request` (`HTTPRequest.pendingError`),
-    /// as ``Code/invalidRequest`` with the original as ``underlying``: such a request is never sent.
-    static func checkBuilt(_ request: HTTPRequest) throws(ClientError) {
+    /// as ``Code/invalidRequest`` with the original as ``underlying``: such a request is never
+    /// sent. `interceptor`, when given, is the one whose `prepare` left the error
+    /// (`request = request.header("X-Trace", "a\r\nb")`), and the message names it.
+    static func checkBuilt(_ request: HTTPRequest, by interceptor: (any Interceptor)? = nil) throws(ClientError) {
         guard let pending = request.pendingError else { return }
+        let source = interceptor.map { "the interceptor \(type(of: $0)) left the request" } ?? "the request was built"
         throw ClientError(
-            .invalidRequest, "the request was built with an error: \(pending)", request: request, underlying: pending)
-    }
-
-    /// Throws the error a fluent modifier kept in `request` during `interceptor`'s `prepare`
-    /// (`request = request.header("X-Trace", "a\r\nb")`), as ``Code/invalidRequest`` naming
-    /// the interceptor: the request is not sent without the field.
-    static func checkPrepared(_ request: HTTPRequest, by interceptor: any Interceptor) throws(ClientError) {
-        guard let pending = request.pendingError else { return }
-        throw ClientError(
-            .invalidRequest, "the interceptor \(type(of: interceptor)) left the request with an error: \(pending)",
-            request: request, underlying: pending)
+            .invalidRequest, "\(source) with an error: \(pending)", request: request, underlying: pending)
     }
 
     /// A copy carrying `attempts` when it has none.

@@ -24,18 +24,18 @@ public struct ClosureInterceptor: Interceptor {
     let runsInline: Bool
 
     /// A `prepare` closure, as it waits or not.
-    private enum Step: Sendable {
+    fileprivate enum Step: Sendable {
         case inline(@Sendable (inout HTTPRequest, inout InterceptorContext) throws -> Void)
         case waiting(@Sendable (inout HTTPRequest, inout InterceptorContext) async throws -> Void)
     }
 
     /// A `decide` closure, as it waits or not.
-    private enum Judge: Sendable {
+    fileprivate enum Judge: Sendable {
         case inline(@Sendable (AttemptOutcome, InterceptorContext) throws -> InterceptorDecision)
         case waiting(@Sendable (AttemptOutcome, InterceptorContext) async throws -> InterceptorDecision)
     }
 
-    private init(prepare: Step?, decide: Judge?) {
+    fileprivate init(prepare: Step?, decide: Judge?) {
         self.prepareStep = prepare
         self.decideStep = decide
         var inline = true
@@ -65,60 +65,6 @@ public struct ClosureInterceptor: Interceptor {
         decide: @escaping @Sendable (AttemptOutcome, InterceptorContext) async throws -> InterceptorDecision
     ) {
         self.init(prepare: .waiting(prepare), decide: .waiting(decide))
-    }
-
-    /// An interceptor that changes each request before it is sent.
-    /// - Parameter body: Changes the request; a fluent modifier's error left in it, or an
-    ///   error thrown, fails the call.
-    /// - Returns: The interceptor.
-    public static func prepare(_ body: @escaping @Sendable (inout HTTPRequest) throws -> Void) -> ClosureInterceptor {
-        ClosureInterceptor(prepare: .inline { request, _ in try body(&request) }, decide: nil)
-    }
-
-    /// An interceptor that changes each request before it is sent, and may wait (for a token,
-    /// say).
-    /// - Parameter body: Changes the request.
-    /// - Returns: The interceptor.
-    @_disfavoredOverload
-    public static func prepare(
-        _ body: @escaping @Sendable (inout HTTPRequest) async throws -> Void
-    ) -> ClosureInterceptor {
-        ClosureInterceptor(prepare: .waiting { request, _ in try await body(&request) }, decide: nil)
-    }
-
-    /// An interceptor that judges each attempt's outcome: its answer is the decision
-    /// (``InterceptorDecision/proceed`` leaves it to the next interceptor and the retry policies).
-    /// - Parameter body: Decides, given the outcome and the attempt's context.
-    /// - Returns: The interceptor.
-    public static func decide(
-        _ body: @escaping @Sendable (AttemptOutcome, InterceptorContext) throws -> InterceptorDecision
-    ) -> ClosureInterceptor {
-        ClosureInterceptor(prepare: nil, decide: .inline(body))
-    }
-
-    /// An interceptor that looks at each attempt's outcome and leaves the decision to others
-    /// (it proceeds): a log line, a metric.
-    /// - Parameter body: Looks at the outcome and the attempt's context.
-    /// - Returns: The interceptor.
-    public static func decide(
-        _ body: @escaping @Sendable (AttemptOutcome, InterceptorContext) throws -> Void
-    ) -> ClosureInterceptor {
-        ClosureInterceptor(
-            prepare: nil,
-            decide: .inline { outcome, context in
-                try body(outcome, context)
-                return .proceed
-            })
-    }
-
-    /// An interceptor that judges each attempt's outcome and may wait to do so.
-    /// - Parameter body: Decides, given the outcome and the attempt's context.
-    /// - Returns: The interceptor.
-    @_disfavoredOverload
-    public static func decide(
-        _ body: @escaping @Sendable (AttemptOutcome, InterceptorContext) async throws -> InterceptorDecision
-    ) -> ClosureInterceptor {
-        ClosureInterceptor(prepare: nil, decide: .waiting(body))
     }
 
     /// Runs the `prepare` closure, if any.
@@ -151,42 +97,53 @@ public struct ClosureInterceptor: Interceptor {
     }
 }
 
+/// The ways to make a ``ClosureInterceptor``, written `.prepare { }` and `.decide { }` where an
+/// interceptor is expected, or `ClosureInterceptor.prepare { }` where the type is not known.
 extension Interceptor where Self == ClosureInterceptor {
     /// An interceptor that changes each request before it is sent:
     /// `Client(interceptors: [.prepare { request in ... }])`.
-    /// - Parameter body: Changes the request.
+    /// - Parameter body: Changes the request; a fluent modifier's error left in it, or an
+    ///   error thrown, fails the call.
     /// - Returns: The interceptor.
     public static func prepare(_ body: @escaping @Sendable (inout HTTPRequest) throws -> Void) -> ClosureInterceptor {
-        ClosureInterceptor.prepare(body)
+        ClosureInterceptor(prepare: .inline { request, _ in try body(&request) }, decide: nil)
     }
 
-    /// An interceptor that changes each request before it is sent, and may wait.
+    /// An interceptor that changes each request before it is sent, and may wait (for a token,
+    /// say).
     /// - Parameter body: Changes the request.
     /// - Returns: The interceptor.
     @_disfavoredOverload
     public static func prepare(
         _ body: @escaping @Sendable (inout HTTPRequest) async throws -> Void
     ) -> ClosureInterceptor {
-        ClosureInterceptor.prepare(body)
+        ClosureInterceptor(prepare: .waiting { request, _ in try await body(&request) }, decide: nil)
     }
 
     /// An interceptor whose answer is the decision after each attempt:
-    /// `Client(interceptors: [.decide { outcome, context in ... }])`.
+    /// `Client(interceptors: [.decide { outcome, context in ... }])`
+    /// (``InterceptorDecision/proceed`` leaves it to the next interceptor and the retry policies).
     /// - Parameter body: Decides, given the outcome and the attempt's context.
     /// - Returns: The interceptor.
     public static func decide(
         _ body: @escaping @Sendable (AttemptOutcome, InterceptorContext) throws -> InterceptorDecision
     ) -> ClosureInterceptor {
-        ClosureInterceptor.decide(body)
+        ClosureInterceptor(prepare: nil, decide: .inline(body))
     }
 
-    /// An interceptor that looks at each attempt's outcome and proceeds.
+    /// An interceptor that looks at each attempt's outcome and leaves the decision to others
+    /// (it proceeds): a log line, a metric.
     /// - Parameter body: Looks at the outcome and the attempt's context.
     /// - Returns: The interceptor.
     public static func decide(
         _ body: @escaping @Sendable (AttemptOutcome, InterceptorContext) throws -> Void
     ) -> ClosureInterceptor {
-        ClosureInterceptor.decide(body)
+        ClosureInterceptor(
+            prepare: nil,
+            decide: .inline { outcome, context in
+                try body(outcome, context)
+                return .proceed
+            })
     }
 
     /// An interceptor that judges each attempt's outcome and may wait to do so.
@@ -196,7 +153,7 @@ extension Interceptor where Self == ClosureInterceptor {
     public static func decide(
         _ body: @escaping @Sendable (AttemptOutcome, InterceptorContext) async throws -> InterceptorDecision
     ) -> ClosureInterceptor {
-        ClosureInterceptor.decide(body)
+        ClosureInterceptor(prepare: nil, decide: .waiting(body))
     }
 }
 

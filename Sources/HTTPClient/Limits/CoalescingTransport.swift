@@ -108,7 +108,9 @@ public final class CoalescingTransport: ClientTransport {
         } onCancel: {
             flight.leave(waiter)
         }
-        return TransportResponse(head: shared.head, body: shared.callerBody, bytesSent: shared.bytesSent)
+        return TransportResponse(
+            head: shared.head, body: shared.body.map { HTTPBody($0, trailerFields: shared.trailerFields) },
+            bytesSent: shared.bytesSent)
     }
 
     /// Takes the requests in flight for `targets` out of the table: later callers start anew.
@@ -138,15 +140,6 @@ package final class Flight: Sendable {
         let bytesSent: Int64?
         /// The trailer section that followed the body, if the transport delivered one.
         var trailerFields: HTTPFields?
-
-        /// The body for one caller: the bytes, with the trailer section when there was one.
-        var callerBody: HTTPBody? {
-            guard let body else { return nil }
-            guard let trailerFields else { return HTTPBody(body) }
-            return HTTPBody(
-                length: .known(Int64(body.count)), iterationBehavior: .multiple,
-                makeSequence: { HTTPBody(body).chunks() }, trailerFields: { trailerFields })
-        }
     }
 
     private struct State {

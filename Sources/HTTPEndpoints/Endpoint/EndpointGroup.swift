@@ -76,16 +76,16 @@ extension Client {
         var values = values
         if values[EndpointDefaults.self] == nil { values.endpointDefaults = Group.defaults }
         var fields: HTTPFields = []
-        var interceptors = interceptors
+        var refusal: ClientError?
         do throws(HTTPCoreError) {
             fields = try HTTPFields(Group.headerFields)
         } catch {
-            // As an endpoint's invalid field: every call fails, nothing is sent.
-            interceptors.insert(ClosureInterceptor.prepare { _ in throw error }, at: 0)
+            // As an endpoint's invalid field: every call fails before any step runs, nothing is sent.
+            refusal = ClientError(.invalidRequest, error.description, underlying: error)
         }
         self.init(
-            baseURL: Group.baseURL, headerFields: fields, transport: transport,
-            interceptors: interceptors, observers: observers, retry: retry, redirectLimit: redirectLimit,
-            timeout: timeout, values: values, deadline: deadline)
+            base: .url(Group.baseURL), headerFields: fields, transport: transport, interceptors: interceptors,
+            observers: observers, retry: retry, redirectLimit: redirectLimit, timeout: timeout, values: values,
+            deadline: deadline, refusal: refusal)
     }
 }

@@ -184,13 +184,10 @@ struct Exchange: Sendable {
     /// `body` when the `ResponseTrailers` trait is on.
     private static func whole(_ data: Data, of body: HTTPClientResponse.Body) -> HTTPBody {
         #if ResponseTrailers
-        if let trailers = body.trailerSection {
-            return HTTPBody(
-                length: .known(Int64(data.count)), iterationBehavior: .multiple,
-                makeSequence: { HTTPBody(data).chunks() }, trailerFields: { trailers })
-        }
-        #endif
+        return HTTPBody(data, trailerFields: body.trailerSection)
+        #else
         return HTTPBody(data)
+        #endif
     }
 
     /// The error `send` or a body read throws for `error`, after `received` body bytes.
