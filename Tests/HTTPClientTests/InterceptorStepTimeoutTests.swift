@@ -157,11 +157,106 @@ struct InlineStepsTests {
             DefaultHeaderFields(try HTTPFields(["X-A": "1"])), BearerAuth(token: "t"), ResponseValidation(),
             Logging { _ in }, IdempotencyKey(), BasicAuth(username: "a", password: "b"),
         ]
-        #expect(inline.stepsRunInline)
-        #expect(Client(transport: StubTransport(), interceptors: inline).interceptorsRunInline)
+        #expect(InterceptorChain(inline).runsInline)
+        #expect(Client(transport: StubTransport(), interceptors: inline).chain.runsInline)
         let provider = DefaultHeaderFields(.accept) { _ in "x" }
-        #expect(![provider].stepsRunInline)
-        #expect(![BearerAuth(TokenRefresher(token: "t") { _ in "u" })].stepsRunInline)
-        #expect(!Client(transport: StubTransport(), interceptors: inline + [provider]).interceptorsRunInline)
+        #expect(!InterceptorChain([provider]).runsInline)
+        #expect(!InterceptorChain([BearerAuth(TokenRefresher(token: "t") { _ in "u" })]).runsInline)
+        let mixed = Client(transport: StubTransport(), interceptors: inline + [provider]).chain
+        #expect(!mixed.runsInline)
+        #expect(mixed.firstWaiting == inline.count && mixed.lastWaiting == inline.count)
+    }
+}
+
+/// Records which task ran each step, in order.
+private final class StepLog: @unchecked Sendable {
+    // Invariant: `steps` is only touched under `lock`.
+    private let lock = NSLock()
+    private var steps: [(name: String, task: Int?)] = []
+
+    func record(_ name: String) {
+        let task = withUnsafeCurrentTask { $0?.hashValue }
+        lock.withLock { steps.append((name, task)) }
+    }
+
+    var names: [String] { lock.withLock { steps.map(\.name) } }
+
+    /// The steps that ran in the task whose hash is `task`.
+    func ran(in task: Int?) -> [String] { lock.withLock { steps.filter { $0.task == task }.map(\.name) } }
+}
+
+private struct Marker: SynchronousInterceptor {
+    let name: String
+    let log: StepLog
+
+    func prepare(_ request: inout HTTPRequest, context: inout InterceptorContext) throws {
+        log.record("prepare \(name)")
+        request = request.header("X-\(name)", "1")
+    }
+
+    func decide(_ outcome: AttemptOutcome, context: inout InterceptorContext) throws -> InterceptorDecision {
+        log.record("decide \(name)")
+        return .proceed
+    }
+}
+
+private struct Waiter: Interceptor {
+    let log: StepLog
+
+    func prepare(_ request: inout HTTPRequest, context: inout InterceptorContext) async throws {
+        await Task.yield()
+        log.record("prepare waiter")
+    }
+
+    func decide(_ outcome: AttemptOutcome, context: inout InterceptorContext) async throws -> InterceptorDecision {
+        await Task.yield()
+        log.record("decide waiter")
+        return .proceed
+    }
+}
+
+@Suite("Synchronous interceptors run in the call's own task")
+struct SynchronousInterceptorTests {
+    @Test("a chain of synchronous interceptors runs every step in the caller's task, in order")
+    func allInline() async throws {
+        let log = StepLog()
+        let stub = StubTransport(fallback: .status(.ok))
+        let client = Fixtures.client(stub, interceptors: [Marker(name: "A", log: log), Marker(name: "B", log: log)])
+        let caller = withUnsafeCurrentTask { $0?.hashValue }
+        let response = try await client.send(Fixtures.request("x"))
+        #expect(response.request.headerFields["X-A"] == "1" && response.request.headerFields["X-B"] == "1")
+        #expect(log.names == ["prepare A", "prepare B", "decide B", "decide A"])
+        #expect(log.ran(in: caller) == log.names)
+    }
+
+    @Test(
+        "in a mixed chain the steps before the first that may wait (prepare) and after the last (decide) run inline, the rest in a task"
+    )
+    func mixedChain() async throws {
+        let log = StepLog()
+        let stub = StubTransport(fallback: .status(.ok))
+        let client = Fixtures.client(
+            stub, interceptors: [Marker(name: "A", log: log), Waiter(log: log), Marker(name: "B", log: log)],
+            timeout: .seconds(30))
+        let caller = withUnsafeCurrentTask { $0?.hashValue }
+        _ = try await client.send(Fixtures.request("x"))
+        #expect(
+            log.names == [
+                "prepare A", "prepare waiter", "prepare B", "decide B", "decide waiter", "decide A",
+            ])
+        #expect(log.ran(in: caller) == ["prepare A", "decide B"])
+    }
+
+    @Test("a synchronous interceptor's async steps (Interceptor's) call its synchronous ones")
+    func asyncRequirementsForward() async throws {
+        let log = StepLog()
+        let marker: any Interceptor = Marker(name: "A", log: log)
+        var request = Fixtures.request("x")
+        var context = InterceptorContext(request: request)
+        try await marker.prepare(&request, context: &context)
+        let decision = try await marker.decide(.failure(ClientError(.timedOut, "slow")), context: &context)
+        #expect(request.headerFields["X-A"] == "1")
+        #expect(log.names == ["prepare A", "decide A"])
+        if case .proceed = decision {} else { Issue.record("expected proceed, got \(decision)") }
     }
 }

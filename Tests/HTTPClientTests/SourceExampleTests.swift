@@ -386,6 +386,25 @@ struct SourceExampleTests {
         #expect(stub.requests.first?.headerFields[.userAgent] == "Heron/1.0")
     }
 
+    @Test("SynchronousInterceptor")
+    func synchronousInterceptor() async throws {
+        struct Trace: SynchronousInterceptor {
+            func prepare(_ request: inout HTTPRequest, context: inout InterceptorContext) throws {
+                request = request.header("X-Trace", "heron-\(context.attempt)")
+            }
+
+            func decide(_ outcome: AttemptOutcome, context: inout InterceptorContext) throws -> InterceptorDecision {
+                .proceed
+            }
+        }
+
+        let stub = StubTransport(fallback: .status(.ok))
+        let client = Client(transport: stub, interceptors: [Trace()])
+        _ = try await client.send(.get("https://api.example.com/x"))
+        #expect(stub.requests.first?.headerFields["X-Trace"] == "heron-1")
+        #expect(client.chain.runsInline)
+    }
+
     @Test("Logging")
     func logging() async throws {
         let baseURL = try TestServers.httpbin()

@@ -15,7 +15,7 @@ struct WritingInterceptorsTests {
     func everySnippetIsHere() throws {
         let tests = try SnippetSource.read("Tests/HTTPClientTests/WritingInterceptorsTests.swift")
         let blocks = SnippetSource.markdownBlocks(try SnippetSource.read("Docs/WritingInterceptors.md"))
-        #expect(blocks.count == 4)
+        #expect(blocks.count == 5)
         for block in blocks {
             #expect(SnippetSource.contains(block, in: tests), "snippet is not tested:\n\(block)")
         }
@@ -83,6 +83,36 @@ struct WritingInterceptorsTests {
         #expect(elsewhere.request.headerFields["X-Api-Key"] == nil)
     }
 
+    @Test("a synchronous interceptor stamps each attempt, inline")
+    func synchronousType() async throws {
+        let httpbin = try TestServers.httpbin()
+        let printed = Collector<String>()
+        @Sendable func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        struct Stamp: SynchronousInterceptor {
+            func prepare(_ request: inout HTTPRequest, context: inout InterceptorContext) throws {
+                request = request.header("X-Attempt", "\(context.attempt)")
+            }
+
+            func decide(_ outcome: AttemptOutcome, context: inout InterceptorContext) throws -> InterceptorDecision {
+                outcome.response?.status.code == 503 && context.attempt < 2 ? .retry : .proceed
+            }
+        }
+        let stamped = Client(baseURL: httpbin, interceptors: [Stamp()])
+        let stampedResponse = try await stamped.send(.get("headers"))
+        print(stampedResponse.request.headerFields["X-Attempt"] ?? "none")  // 1
+
+        #expect(printed.values == ["1"])
+        #expect(stamped.chain.runsInline)
+        // Its decide retries a 503 once, the second attempt stamped 2 (no retry policy of the
+        // client's own here, so only the interceptor's retry counts).
+        let strict = Client(baseURL: httpbin, interceptors: [Stamp()], retry: [])
+        let retried = try await strict.send(.get("status/503"))
+        #expect(retried.status.code == 503)
+        #expect(retried.request.headerFields["X-Attempt"] == "2")
+        #expect(retried.metrics.attempts.count == 2)
+    }
+
     @Test("a retry closure keeps its own limit of 5 attempts")
     func retryClosure() async throws {
         let httpbin = try TestServers.httpbin()
@@ -109,9 +139,9 @@ struct WritingInterceptorsTests {
             .decide { _, _ in .proceed },
             ClosureInterceptor(prepare: { _, _ in }, decide: { _, _ in .proceed }),
         ]
-        #expect(inline.stepsRunInline)
+        #expect(InterceptorChain(inline).runsInline)
         let waiting: [any Interceptor] = [.prepare { _ in try await Task.sleep(for: .seconds(60)) }]
-        #expect(!waiting.stepsRunInline)
+        #expect(!InterceptorChain(waiting).runsInline)
         let slow = Client(baseURL: try TestServers.httpbin(), interceptors: waiting, timeout: .milliseconds(200))
         let started = ContinuousClock.now
         let error = await #expect(throws: ClientError.self) { try await slow.send(.get("get")) }

@@ -12,7 +12,7 @@ import HTTPCore
 /// let response = try await client.send(HTTPRequest(url: URL(string: "basic-auth/ada/secret")!))
 /// print(response.status)  // 200 OK
 /// ```
-public struct BasicAuth: Interceptor {
+public struct BasicAuth: SynchronousInterceptor {
     /// The user name; it must not contain `:`.
     public let username: String
     private let password: String
@@ -33,7 +33,7 @@ public struct BasicAuth: Interceptor {
     ///   - request: The request to change.
     ///   - context: The attempt's context.
     /// - Throws: ``ClientError/Code/authenticationFailed`` when the user name contains `:`.
-    public func prepare(_ request: inout HTTPRequest, context: inout InterceptorContext) async throws {
+    public func prepare(_ request: inout HTTPRequest, context: inout InterceptorContext) throws {
         // Never to another origin than the client's base URL's (an absolute URL elsewhere).
         guard !request.headerFields.contains(.authorization), context.mayCarryCredentials(request) else { return }
         guard !username.contains(":") else {
@@ -44,5 +44,14 @@ public struct BasicAuth: Interceptor {
         }
         let credentials = Data("\(username):\(password)".utf8).base64EncodedString()
         try request.headerFields.set(.authorization, "Basic \(credentials)")
+    }
+
+    /// Proceeds: Basic credentials are sent whole, with nothing to answer a `401` with.
+    /// - Parameters:
+    ///   - outcome: The attempt's outcome.
+    ///   - context: The attempt's context.
+    /// - Returns: ``InterceptorDecision/proceed``.
+    public func decide(_ outcome: AttemptOutcome, context: inout InterceptorContext) throws -> InterceptorDecision {
+        .proceed
     }
 }

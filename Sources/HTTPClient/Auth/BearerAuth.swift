@@ -48,6 +48,26 @@ public struct BearerAuth: Interceptor {
         return false
     }
 
+    /// ``prepare(_:context:)`` for a fixed token, without `await` (called only when
+    /// ``stepsRunInline``).
+    func prepareNow(_ request: inout HTTPRequest, context: inout InterceptorContext) throws {
+        guard case .fixed(let field) = source, !request.headerFields.contains(.authorization),
+            context.mayCarryCredentials(request)
+        else { return }
+        try Self.add(field, to: &request)
+    }
+
+    private static func add(_ field: Result<HTTPField, HTTPCoreError>, to request: inout HTTPRequest) throws {
+        switch field {
+        case .success(let field):
+            request.headerFields.append(field)
+        case .failure(let error):
+            throw ClientError(
+                .authenticationFailed, "the bearer token is not a valid field value", request: request,
+                underlying: error)
+        }
+    }
+
     /// Adds the `Authorization` field, unless the request already has one or goes to another
     /// origin than the client's base URL (``InterceptorContext/mayCarryCredentials(_:)``).
     /// - Parameters:
@@ -60,13 +80,9 @@ public struct BearerAuth: Interceptor {
         guard !request.headerFields.contains(.authorization), context.mayCarryCredentials(request) else { return }
         let token: String
         switch source {
-        case .fixed(.success(let field)):
-            request.headerFields.append(field)
+        case .fixed(let field):
+            try Self.add(field, to: &request)
             return
-        case .fixed(.failure(let error)):
-            throw ClientError(
-                .authenticationFailed, "the bearer token is not a valid field value", request: request,
-                underlying: error)
         case .refreshing(let refresher):
             let current = try await refresher.tokenForRequest()
             context.values[Generation.self] = current.generation
@@ -114,3 +130,5 @@ public struct BearerAuth: Interceptor {
         return .retry
     }
 }
+
+extension BearerAuth: InlineSteps {}

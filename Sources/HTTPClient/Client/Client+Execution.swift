@@ -46,10 +46,16 @@ struct EventBuffer {
 
     mutating func record(_ kind: @autoclosure () -> ClientEvent.Kind, at now: ContinuousClock.Instant) {
         guard emitter.hub != nil else { return }
+        append(kind(), at: now)
+    }
+
+    /// Not inlined: the code that makes an event stays out of the callers' (the attempt loop's).
+    @inline(never)
+    private mutating func append(_ kind: ClientEvent.Kind, at now: ContinuousClock.Instant) {
         // A batch holds two or three events (prepared and sent; received and finished):
         // room for them at once, rather than an allocation per growth.
         if pending.capacity == 0 { pending.reserveCapacity(3) }
-        pending.append(emitter.event(kind(), at: now))
+        pending.append(emitter.event(kind, at: now))
     }
 
     /// The recorded events, which the caller now delivers.
@@ -119,8 +125,8 @@ extension Client {
         var base = try resolved(request)
         // Transports beneath read the call's settings from the request's options.
         if !options.requestOptions.isEmpty { base.options.lay(options.requestOptions) }
-        let interceptors = options.interceptors.isEmpty ? self.interceptors : options.interceptors + self.interceptors
-        let inline = options.interceptors.isEmpty ? interceptorsRunInline : interceptors.stepsRunInline
+        // The client's chain was worked out when it was made; a request's own interceptors go first.
+        let chain = options.interceptors.isEmpty ? self.chain : InterceptorChain(options.interceptors + interceptors)
         var context = InterceptorContext(
             request: base, attempt: 1, values: values.merging(options.values),
             retriesNonIdempotent: options.retriesNonIdempotent, start: record.start)
@@ -141,25 +147,23 @@ extension Client {
             context.attempt = attempt
             // Each step (the interceptors' prepare, the attempt, their decide) is bounded by the
             // attempt's timeout and by what is left of the call's deadline when it starts.
-            func stepTimeout(_ step: @autoclosure () -> String) throws -> Duration? {
+            func stepTimeout(_ step: Step) throws -> Duration? {
                 guard let deadline else { return attemptTimeout }
-                let remaining = deadline - .now
-                guard remaining > .zero else {
-                    throw Self.deadlinePassed(deadline, step(), record: record, request: base)
-                }
-                return min(attemptTimeout ?? remaining, remaining)
+                return try Self.stepTimeout(
+                    step, attempt: attempt, deadline: deadline, attemptTimeout: attemptTimeout, record: record,
+                    request: base)
             }
-            var timeout = try stepTimeout("before attempt \(attempt)")
+            var timeout = try stepTimeout(.beforeAttempt)
             var preparing: HTTPRequest
-            if interceptors.isEmpty {
+            if chain.isEmpty {
                 // The context's request stays the base request it was made with.
                 preparing = base
             } else {
                 context.request = base
                 do {
                     preparing = try await prepare(
-                        base, interceptors: interceptors, attachedToRequest: options.interceptors.count,
-                        context: &context, timeout: timeout, inline: inline)
+                        base, chain: chain, attachedToRequest: options.interceptors.count, context: &context,
+                        timeout: timeout)
                 } catch let error as ClientError where error.code == .timedOut {
                     guard let deadline, ContinuousClock.now >= deadline else { throw error }
                     throw Self.deadlinePassed(
@@ -174,7 +178,7 @@ extension Client {
             // One clock read for the events before the send, the attempt's start and its deadline.
             let attemptStart = ContinuousClock.now
             events.record(.prepared(prepared, attempt: attempt), at: attemptStart)
-            if !interceptors.isEmpty { timeout = try stepTimeout("before attempt \(attempt) was sent") }
+            if !chain.isEmpty { timeout = try stepTimeout(.beforeSending) }
             // Recorded here, in the same batch, so the batch is not copied to add it.
             events.record(.sent(prepared, attempt: attempt), at: attemptStart)
             let prelude = events.take()
@@ -209,18 +213,10 @@ extension Client {
                 events.record(.responseReceived(result.head, attempt: attempt), at: attemptEnd)
             } catch {
                 attemptEnd = .now
-                let failure = ClientError.wrapping(error, request: prepared, fallback: .transport)
-                record.history.append(
-                    ClientError.Attempt(
-                        number: attempt, status: nil, failure: failure.code.rawValue,
-                        duration: Self.seconds(attemptEnd - attemptStart)))
-                if failure.code == .cancelled { throw failure }
-                if let deadline, failure.code == .timedOut, attemptEnd >= deadline {
-                    throw Self.deadlinePassed(
-                        deadline, "during attempt \(attempt)", record: record, request: prepared, underlying: failure)
-                }
-                events.record(.transportError(failure, attempt: attempt), at: attemptEnd)
-                outcome = .failure(failure)
+                outcome = .failure(
+                    try Self.failedAttempt(
+                        error, attempt: attempt, started: attemptStart, ended: attemptEnd, deadline: deadline,
+                        request: prepared, record: &record, events: &events))
             }
             if let exchange {
                 record.history.append(
@@ -230,13 +226,12 @@ extension Client {
             }
 
             let decision: InterceptorDecision
-            if interceptors.isEmpty {
+            if chain.isEmpty {
                 decision = .proceed
             } else {
-                timeout = try stepTimeout("before the interceptors judged attempt \(attempt)")
+                timeout = try stepTimeout(.beforeJudging)
                 do {
-                    decision = try await decide(
-                        outcome, interceptors: interceptors, context: &context, timeout: timeout, inline: inline)
+                    decision = try await decide(outcome, chain: chain, context: &context, timeout: timeout)
                 } catch let error as ClientError where error.code == .timedOut {
                     guard let deadline, ContinuousClock.now >= deadline else { throw error }
                     throw Self.deadlinePassed(
@@ -245,121 +240,178 @@ extension Client {
                 }
             }
             // Steps that never wait took no time worth a clock read (tens of nanoseconds).
-            let decided = interceptors.isEmpty || inline ? attemptEnd : ContinuousClock.now
-            let elapsed = decided - context.start
-            var failure = outcome.error
-            let action: RetryAction
-            let interceptorRetry: Bool
-            switch decision {
-            case .retry, .retryAfter:
-                var wait = Duration.zero
-                if case .retryAfter(let delay) = decision { wait = delay }
-                // The request as sent: a field an interceptor added (an idempotency key) counts.
-                action = retry.permitInterceptorRetry(
-                    of: prepared, after: outcome, attempt: attempt, elapsed: elapsed, wait: wait,
-                    retriesNonIdempotent: options.retriesNonIdempotent, state: &retryState)
-                interceptorRetry = true
-            case .fail(let error):
-                failure = error
-                fallthrough
-            case .proceed:
-                action = retry.decide(
-                    after: outcome, of: prepared, attempt: attempt, elapsed: elapsed,
-                    retriesNonIdempotent: options.retriesNonIdempotent, state: &retryState)
-                interceptorRetry = false
-            }
-            // Written only when a retry is scheduled or refused, not for every finished call.
-            var reason: String {
-                if interceptorRetry { return "an interceptor asked for a retry" }
-                return outcome.response.map { "status \($0.status)" } ?? "error \(outcome.error?.code.rawValue ?? "")"
-            }
-
-            // The call ends with this attempt's outcome: its error, or its response.
-            func lastOutcome() throws -> ClientResponse<Mode.Content> {
-                if let failure { throw failure }
-                guard let exchange else {
-                    throw ClientError(.transport, "the attempt produced no outcome", request: base)
-                }
-                var head = exchange.head
-                if head.url == nil { head.url = exchange.request.url }
-                return ClientResponse(
-                    head: head, body: exchange.content, request: exchange.request, metrics: record.metrics(at: decided),
-                    transportBody: exchange.transportBody, callValues: context.values)
-            }
-
-            switch action {
-            case .finish:
-                return try lastOutcome()
-            case .giveUp where retry.whenExhausted == .lastOutcome,
-                .bodyNotReplayable where retry.whenExhausted == .lastOutcome:
-                // A retry the body cannot make ends the call as an exhausted limit does.
-                return try lastOutcome()
+            let decided = chain.runsInline ? attemptEnd : ContinuousClock.now
+            let next = try Self.judge(
+                decision, outcome: outcome, exchange: exchange, attempt: attempt, decided: decided, request: prepared,
+                base: base, retry: retry, retriesNonIdempotent: options.retriesNonIdempotent, deadline: deadline,
+                record: record, context: context, retryState: &retryState, events: &events)
+            switch next {
+            case .finish(let response):
+                return response
             case .retry(let wait):
-                if let deadline, ContinuousClock.now + wait >= deadline {
-                    // A backoff that would end past the deadline is not started.
-                    throw Self.deadlinePassed(
-                        deadline, "before a retry after \(wait) could start (\(reason))", record: record,
-                        request: prepared, response: outcome.response, underlying: failure, ahead: true)
-                }
-                events.record(.retryScheduled(attempt: attempt, delay: wait, reason: reason), at: .now)
                 events.flush()
                 try await Self.sleep(wait, request: base)
-            case .giveUp(let refusal):
-                throw ClientError(
-                    .tooManyRetries, "gave up after \(attempt) attempts: \(refusal)", request: prepared,
-                    response: outcome.response, body: exchange.flatMap { Mode.data(of: $0.content) },
-                    underlying: failure,
-                    attempts: record.history)
-            case .bodyNotReplayable:
-                throw ClientError(
-                    .bodyNotReplayable,
-                    "a retry was wanted (\(reason)) but the request body is a one-shot stream that cannot be sent again",
-                    request: prepared, response: outcome.response, body: exchange.flatMap { Mode.data(of: $0.content) },
-                    underlying: failure, attempts: record.history)
             }
         }
     }
 
-    /// Runs the `prepare` chain in order, bounded by the attempt's `timeout` and by the
-    /// caller's cancellation even when an interceptor heeds neither (its task is then left to
-    /// end on its own, its result dropped). The first `attachedToRequest` interceptors are the
-    /// request's own (``InterceptorContext/mayCarryCredentials(_:)`` lets them add credentials
-    /// wherever it goes). A request an interceptor left with a pending error (a fluent
-    /// modifier's) ends the call with that error.
+    /// The error an attempt ended with, recorded; throws it at once when it ends the call
+    /// (a cancellation, the call's deadline).
+    @inline(never)
+    private static func failedAttempt(
+        _ error: any Error, attempt: Int, started: ContinuousClock.Instant, ended: ContinuousClock.Instant,
+        deadline: ContinuousClock.Instant?, request: HTTPRequest, record: inout CallRecord, events: inout EventBuffer
+    ) throws -> ClientError {
+        let failure = ClientError.wrapping(error, request: request, fallback: .transport)
+        record.history.append(
+            ClientError.Attempt(
+                number: attempt, status: nil, failure: failure.code.rawValue, duration: seconds(ended - started)))
+        if failure.code == .cancelled { throw failure }
+        if let deadline, failure.code == .timedOut, ended >= deadline {
+            throw deadlinePassed(
+                deadline, "during attempt \(attempt)", record: record, request: request, underlying: failure)
+        }
+        events.record(.transportError(failure, attempt: attempt), at: ended)
+        return failure
+    }
+
+    /// What follows an attempt.
+    enum AttemptEnd<Content: Sendable> {
+        /// The call ends with this response.
+        case finish(ClientResponse<Content>)
+        /// The call sends the request again after this wait.
+        case retry(after: Duration)
+    }
+
+    /// Decides what follows an attempt, given the interceptors' `decision`: the retry stack's
+    /// verdict, and the response, the error or the wait it means. Not inlined, as
+    /// ``stepTimeout(_:attempt:deadline:attemptTimeout:record:request:)`` is not.
+    @inline(never)
+    private static func judge<Content: Sendable>(
+        _ decision: InterceptorDecision, outcome: AttemptOutcome, exchange: Exchange<Content>?, attempt: Int,
+        decided: ContinuousClock.Instant, request prepared: HTTPRequest, base: HTTPRequest, retry: RetryStack,
+        retriesNonIdempotent: Bool, deadline: ContinuousClock.Instant?, record: CallRecord,
+        context: InterceptorContext, retryState: inout RetryState, events: inout EventBuffer
+    ) throws -> AttemptEnd<Content> {
+        let elapsed = decided - context.start
+        var failure = outcome.error
+        let action: RetryAction
+        let interceptorRetry: Bool
+        switch decision {
+        case .retry, .retryAfter:
+            var wait = Duration.zero
+            if case .retryAfter(let delay) = decision { wait = delay }
+            // The request as sent: a field an interceptor added (an idempotency key) counts.
+            action = retry.permitInterceptorRetry(
+                of: prepared, after: outcome, attempt: attempt, elapsed: elapsed, wait: wait,
+                retriesNonIdempotent: retriesNonIdempotent, state: &retryState)
+            interceptorRetry = true
+        case .fail(let error):
+            failure = error
+            fallthrough
+        case .proceed:
+            action = retry.decide(
+                after: outcome, of: prepared, attempt: attempt, elapsed: elapsed,
+                retriesNonIdempotent: retriesNonIdempotent, state: &retryState)
+            interceptorRetry = false
+        }
+        // Written only when a retry is scheduled or refused, not for every finished call.
+        var reason: String {
+            if interceptorRetry { return "an interceptor asked for a retry" }
+            return outcome.response.map { "status \($0.status)" } ?? "error \(outcome.error?.code.rawValue ?? "")"
+        }
+        // The body in memory, for the error (the outcome's, which a buffered call holds).
+        var body: Data? {
+            guard case .response(_, let data) = outcome else { return nil }
+            return data
+        }
+
+        // The call ends with this attempt's outcome: its error, or its response.
+        func lastOutcome() throws -> AttemptEnd<Content> {
+            if let failure { throw failure }
+            guard let exchange else {
+                throw ClientError(.transport, "the attempt produced no outcome", request: base)
+            }
+            var head = exchange.head
+            if head.url == nil { head.url = exchange.request.url }
+            return .finish(
+                ClientResponse(
+                    head: head, body: exchange.content, request: exchange.request, metrics: record.metrics(at: decided),
+                    transportBody: exchange.transportBody, callValues: context.values))
+        }
+
+        switch action {
+        case .finish:
+            return try lastOutcome()
+        case .giveUp where retry.whenExhausted == .lastOutcome,
+            .bodyNotReplayable where retry.whenExhausted == .lastOutcome:
+            // A retry the body cannot make ends the call as an exhausted limit does.
+            return try lastOutcome()
+        case .retry(let wait):
+            if let deadline, ContinuousClock.now + wait >= deadline {
+                // A backoff that would end past the deadline is not started.
+                throw deadlinePassed(
+                    deadline, "before a retry after \(wait) could start (\(reason))", record: record,
+                    request: prepared, response: outcome.response, underlying: failure, ahead: true)
+            }
+            events.record(.retryScheduled(attempt: attempt, delay: wait, reason: reason), at: .now)
+            return .retry(after: wait)
+        case .giveUp(let refusal):
+            throw ClientError(
+                .tooManyRetries, "gave up after \(attempt) attempts: \(refusal)", request: prepared,
+                response: outcome.response, body: body, underlying: failure, attempts: record.history)
+        case .bodyNotReplayable:
+            throw ClientError(
+                .bodyNotReplayable,
+                "a retry was wanted (\(reason)) but the request body is a one-shot stream that cannot be sent again",
+                request: prepared, response: outcome.response, body: body, underlying: failure,
+                attempts: record.history)
+        }
+    }
+
+    /// Runs the `prepare` chain in order. The steps that never wait run inline, in this task;
+    /// from the first step that may wait on, the rest run in a task bounded by the attempt's
+    /// `timeout` and by the caller's cancellation even when an interceptor heeds neither (its
+    /// task is then left to end on its own, its result dropped). The first `attachedToRequest`
+    /// interceptors are the request's own (``InterceptorContext/mayCarryCredentials(_:)`` lets
+    /// them add credentials wherever it goes). A request an interceptor left with a pending
+    /// error (a fluent modifier's) ends the call with that error.
+    @inline(never)
     private nonisolated(nonsending) func prepare(
-        _ base: HTTPRequest, interceptors: [any Interceptor], attachedToRequest: Int,
-        context: inout InterceptorContext, timeout: Duration?, inline: Bool
+        _ base: HTTPRequest, chain: InterceptorChain, attachedToRequest: Int, context: inout InterceptorContext,
+        timeout: Duration?
     ) async throws -> HTTPRequest {
         defer { context.attachedToRequest = false }
-        if inline {
-            // Steps that never wait cannot outlast the timeout: no task to race them in.
-            try Task.checkCancellation()
-            var prepared = base
-            for (index, interceptor) in interceptors.enumerated() {
-                context.attachedToRequest = index < attachedToRequest
-                do {
-                    try await interceptor.prepare(&prepared, context: &context)
-                    try ClientError.checkBuilt(prepared, by: interceptor)
-                } catch {
-                    throw ClientError.wrapping(error, request: prepared, fallback: .interceptorFailed)
-                }
+        try Task.checkCancellation()
+        var prepared = base
+        for index in 0..<chain.firstWaiting {
+            context.attachedToRequest = index < attachedToRequest
+            do {
+                try InterceptorChain.prepare(chain.steps[index], &prepared, &context)
+                try ClientError.checkBuilt(prepared, by: chain.interceptors[index])
+            } catch {
+                throw ClientError.wrapping(error, request: prepared, fallback: .interceptorFailed)
             }
-            return prepared
         }
-        let running = Locked(0)
-        let initial = context
+        guard chain.firstWaiting < chain.steps.endIndex else { return prepared }
+        let running = Locked(chain.firstWaiting)
+        let (initial, start) = (context, prepared)
         let onTimeout: @Sendable () -> any Error = {
-            Self.stepTimedOut(interceptors[running.withLock { $0 }], step: "prepare", timeout, request: base)
+            Self.stepTimedOut(chain.interceptors[running.withLock { $0 }], step: "prepare", timeout, request: base)
         }
-        let (prepared, updated) = try await deadlines.race(timeout: timeout, onTimeout: onTimeout) {
+        let (result, updated) = try await deadlines.race(timeout: timeout, onTimeout: onTimeout) {
             var context = initial
-            var prepared = base
-            for (index, interceptor) in interceptors.enumerated() {
+            var prepared = start
+            for index in chain.firstWaiting..<chain.steps.endIndex {
                 running.withLock { $0 = index }
                 context.attachedToRequest = index < attachedToRequest
                 do {
-                    try await interceptor.prepare(&prepared, context: &context)
-                    try ClientError.checkBuilt(prepared, by: interceptor)
+                    if case .waiting(let interceptor) = chain.steps[index] {
+                        try await interceptor.prepare(&prepared, context: &context)
+                    } else {
+                        try InterceptorChain.prepare(chain.steps[index], &prepared, &context)
+                    }
+                    try ClientError.checkBuilt(prepared, by: chain.interceptors[index])
                 } catch {
                     throw ClientError.wrapping(error, request: prepared, fallback: .interceptorFailed)
                 }
@@ -367,46 +419,55 @@ extension Client {
             return (prepared, context)
         }
         context = updated
-        return prepared
+        return result
     }
 
     /// Runs the `decide` chain in reverse order up to the first decision other than
-    /// ``InterceptorDecision/proceed``, bounded as ``prepare(_:interceptors:context:timeout:)`` is.
+    /// ``InterceptorDecision/proceed``: the steps after the last one that may wait inline, the
+    /// rest in a task bounded as in ``prepare(_:chain:attachedToRequest:context:timeout:)``.
+    @inline(never)
     private nonisolated(nonsending) func decide(
-        _ outcome: AttemptOutcome, interceptors: [any Interceptor], context: inout InterceptorContext,
-        timeout: Duration?, inline: Bool
+        _ outcome: AttemptOutcome, chain: InterceptorChain, context: inout InterceptorContext, timeout: Duration?
     ) async throws -> InterceptorDecision {
-        if inline {
-            try Task.checkCancellation()
-            for interceptor in interceptors.reversed() {
-                let decision: InterceptorDecision
-                do {
-                    decision = try await interceptor.decide(outcome, context: &context)
-                } catch {
-                    throw ClientError.wrapping(error, request: context.request, fallback: .interceptorFailed)
-                }
-                if case .proceed = decision { continue }
-                return decision
+        try Task.checkCancellation()
+        let lastWaiting = chain.lastWaiting ?? -1
+        var index = chain.steps.endIndex - 1
+        while index > lastWaiting {
+            let decision: InterceptorDecision
+            do {
+                decision = try InterceptorChain.decide(chain.steps[index], outcome, &context)
+            } catch {
+                throw ClientError.wrapping(error, request: context.request, fallback: .interceptorFailed)
             }
-            return .proceed
+            if case .proceed = decision {
+                index -= 1
+                continue
+            }
+            return decision
         }
-        let running = Locked(interceptors.endIndex - 1)
+        guard lastWaiting >= 0 else { return .proceed }
+        let running = Locked(lastWaiting)
         let initial = context
         let onTimeout: @Sendable () -> any Error = {
-            Self.stepTimedOut(interceptors[running.withLock { $0 }], step: "decide", timeout, request: initial.request)
+            Self.stepTimedOut(
+                chain.interceptors[running.withLock { $0 }], step: "decide", timeout, request: initial.request)
         }
         let (decision, updated) = try await deadlines.race(timeout: timeout, onTimeout: onTimeout) {
             var context = initial
-            var index = interceptors.endIndex
-            while index > interceptors.startIndex {
-                index -= 1
+            var index = lastWaiting
+            while index >= 0 {
                 running.withLock { $0 = index }
                 let decision: InterceptorDecision
                 do {
-                    decision = try await interceptors[index].decide(outcome, context: &context)
+                    if case .waiting(let interceptor) = chain.steps[index] {
+                        decision = try await interceptor.decide(outcome, context: &context)
+                    } else {
+                        decision = try InterceptorChain.decide(chain.steps[index], outcome, &context)
+                    }
                 } catch {
                     throw ClientError.wrapping(error, request: context.request, fallback: .interceptorFailed)
                 }
+                index -= 1
                 if case .proceed = decision { continue }
                 return (decision, context)
             }
@@ -416,8 +477,38 @@ extension Client {
         return decision
     }
 
+    /// The moments a call checks what is left of its deadline.
+    enum Step {
+        case beforeAttempt, beforeSending, beforeJudging
+
+        func describe(attempt: Int) -> String {
+            switch self {
+            case .beforeAttempt: return "before attempt \(attempt)"
+            case .beforeSending: return "before attempt \(attempt) was sent"
+            case .beforeJudging: return "before the interceptors judged attempt \(attempt)"
+            }
+        }
+    }
+
+    /// The timeout of a step starting now: the attempt's, cut to what is left of `deadline`;
+    /// throws when nothing is left. Not inlined: the attempt loop's code stays small, so a
+    /// call runs through little of it (each `await` in the loop is a function of its own, and
+    /// code inlined into the loop is copied into each).
+    @inline(never)
+    private static func stepTimeout(
+        _ step: Step, attempt: Int, deadline: ContinuousClock.Instant, attemptTimeout: Duration?, record: CallRecord,
+        request: HTTPRequest
+    ) throws -> Duration? {
+        let remaining = deadline - .now
+        guard remaining > .zero else {
+            throw deadlinePassed(deadline, step.describe(attempt: attempt), record: record, request: request)
+        }
+        return min(attemptTimeout ?? remaining, remaining)
+    }
+
     /// The error of a call whose deadline passed, or would pass (`ahead`) before the next
     /// attempt could start, naming the attempts made.
+    @inline(never)
     private static func deadlinePassed(
         _ deadline: ContinuousClock.Instant, _ when: String, record: CallRecord, request: HTTPRequest,
         response: HTTPResponse? = nil, underlying: ClientError? = nil, ahead: Bool = false
@@ -432,6 +523,7 @@ extension Client {
     }
 
     /// The error of an interceptor step that outlasted the attempt's timeout, naming it.
+    @inline(never)
     private static func stepTimedOut(
         _ interceptor: any Interceptor, step: String, _ timeout: Duration?, request: HTTPRequest
     ) -> ClientError {
@@ -498,6 +590,7 @@ extension Client {
     /// The options for a transport call with `timeout`, when nothing else is needed to
     /// enforce it: no timeout, or a transport that enforces ``TransportOptions/deadline``
     /// (which is then set). `nil` when the call must run in a task cancelled at the timeout.
+    @inline(never)
     private static func options(
         _ options: TransportOptions, timeout: Duration?, from now: ContinuousClock.Instant,
         enforcedBy transport: any ClientTransport

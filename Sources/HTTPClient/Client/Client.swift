@@ -74,8 +74,8 @@ public final class Client: Sendable {
     let counter = RequestCounter()
     let deadlines = DeadlineScheduler()
     private let defaultFieldNames: Set<HTTPFieldName>
-    /// Whether every interceptor's steps run inline (``InlineSteps``).
-    let interceptorsRunInline: Bool
+    /// ``interceptors`` as a call runs them, worked out once.
+    let chain: InterceptorChain
     /// The error every call throws, sending nothing: the client was made with base URL text
     /// that is not a URL, or a setting of the layers above that cannot be sent.
     let refusal: ClientError?
@@ -213,7 +213,7 @@ public final class Client: Sendable {
         self.resolver = BaseURLResolver(baseURL: baseURL)
         self.hub = ObserverHub(observers)
         self.defaultFieldNames = Set(headerFields.map(\.name))
-        self.interceptorsRunInline = interceptors.stepsRunInline
+        self.chain = InterceptorChain(interceptors)
     }
 
     /// Sends a request and buffers the response body in memory.

@@ -3,6 +3,7 @@ import HTTPCore
 extension ClientError {
     /// Wraps `error` once: a `ClientError` passes through (gaining request context it
     /// lacks), `CancellationError` becomes ``Code/cancelled``, anything else `fallback`.
+    @inline(never)
     static func wrapping(_ error: any Error, request: HTTPRequest, fallback: Code) -> ClientError {
         if var error = error as? ClientError {
             if error.url == nil {

@@ -14,6 +14,7 @@ package enum RedirectFollower {
     /// - Throws: ``ClientError/Code/invalidResponse`` for a `Location` that is not an
     ///   http(s) URL; ``ClientError/Code/bodyNotReplayable`` when the method and body must
     ///   be kept but the body is a one-shot stream.
+    @inline(never)
     static func nextRequest(after request: HTTPRequest, response: HTTPResponse) throws(ClientError) -> HTTPRequest? {
         let code = response.status.code
         switch code {

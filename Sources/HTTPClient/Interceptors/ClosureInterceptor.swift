@@ -18,8 +18,8 @@ import HTTPCore
 /// _ = try await client.send(.get("get"))  // 200 OK after attempt 1
 /// ```
 public struct ClosureInterceptor: Interceptor {
-    private let prepareStep: Step?
-    private let decideStep: Judge?
+    fileprivate let prepareStep: Step?
+    fileprivate let decideStep: Judge?
     /// Whether neither closure can suspend.
     let runsInline: Bool
 
@@ -159,4 +159,13 @@ extension Interceptor where Self == ClosureInterceptor {
 
 extension ClosureInterceptor: InlineSteps {
     var stepsRunInline: Bool { runsInline }
+
+    func prepareNow(_ request: inout HTTPRequest, context: inout InterceptorContext) throws {
+        if case .inline(let step) = prepareStep { try step(&request, &context) }
+    }
+
+    func decideNow(_ outcome: AttemptOutcome, context: inout InterceptorContext) throws -> InterceptorDecision {
+        guard case .inline(let judge) = decideStep else { return .proceed }
+        return try judge(outcome, context)
+    }
 }

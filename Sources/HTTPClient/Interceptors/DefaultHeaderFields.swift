@@ -85,14 +85,7 @@ public struct DefaultHeaderFields: Interceptor {
         for entry in entries {
             switch entry {
             case .fields(let fields, let mode):
-                var present: [HTTPFieldName] = []
-                for field in fields where !present.contains(field.name) && request.headerFields.contains(field.name) {
-                    present.append(field.name)
-                }
-                if mode == .always { for name in present { request.headerFields.remove(name) } }
-                for field in fields where mode == .always || !present.contains(field.name) {
-                    request.headerFields.append(field)
-                }
+                Self.add(fields, mode: mode, to: &request)
             case .provider(let name, let mode, let provider):
                 if mode == .ifAbsent, request.headerFields.contains(name) { continue }
                 guard let value = try await provider(request) else { continue }
@@ -112,5 +105,23 @@ extension DefaultHeaderFields: InlineSteps {
     /// Fixed fields never wait; a provider may.
     var stepsRunInline: Bool {
         entries.allSatisfy { if case .fields = $0 { true } else { false } }
+    }
+
+    /// ``prepare(_:context:)`` for fixed fields, without `await` (called only when
+    /// ``stepsRunInline``).
+    func prepareNow(_ request: inout HTTPRequest, context: inout InterceptorContext) throws {
+        for case .fields(let fields, let mode) in entries { Self.add(fields, mode: mode, to: &request) }
+    }
+
+    /// Adds `fields` to `request` as `mode` says.
+    private static func add(_ fields: HTTPFields, mode: Mode, to request: inout HTTPRequest) {
+        var present: [HTTPFieldName] = []
+        for field in fields where !present.contains(field.name) && request.headerFields.contains(field.name) {
+            present.append(field.name)
+        }
+        if mode == .always { for name in present { request.headerFields.remove(name) } }
+        for field in fields where mode == .always || !present.contains(field.name) {
+            request.headerFields.append(field)
+        }
     }
 }

@@ -17,7 +17,7 @@ import HTTPCore
 /// let response = try await client.send(.post("payments").body(HTTPBody("{}"), contentType: .json))
 /// print(response.request.headerFields[.idempotencyKey] != nil)  // true
 /// ```
-public struct IdempotencyKey: Interceptor {
+public struct IdempotencyKey: SynchronousInterceptor {
     /// The methods that get a key: `POST` and `PATCH` by default.
     public let methods: Set<HTTPMethod>
     private let makeKey: @Sendable () -> String
@@ -43,10 +43,19 @@ public struct IdempotencyKey: Interceptor {
     ///   - request: The request to send.
     ///   - context: The call's context, whose values keep the key between attempts.
     /// - Throws: `HTTPCoreError` when the key is not a valid field value.
-    public func prepare(_ request: inout HTTPRequest, context: inout InterceptorContext) async throws {
+    public func prepare(_ request: inout HTTPRequest, context: inout InterceptorContext) throws {
         guard methods.contains(request.method), !request.headerFields.contains(.idempotencyKey) else { return }
         let key = context.values[CallKey.self] ?? makeKey()
         context.values[CallKey.self] = key
         try request.headerFields.set(.idempotencyKey, key)
+    }
+
+    /// Proceeds: the key is the same on every attempt, whatever the outcome.
+    /// - Parameters:
+    ///   - outcome: The attempt's outcome.
+    ///   - context: The attempt's context.
+    /// - Returns: ``InterceptorDecision/proceed``.
+    public func decide(_ outcome: AttemptOutcome, context: inout InterceptorContext) throws -> InterceptorDecision {
+        .proceed
     }
 }

@@ -65,6 +65,68 @@ extension Interceptor {
     { .proceed }
 }
 
+/// An interceptor whose steps never wait: the client calls them inline, in the call's own
+/// task, with no `await` and no task to bound them by the attempt's timeout (nothing in them
+/// can outlast it).
+///
+/// Conform to it, rather than to ``Interceptor`` alone, when `prepare` and `decide` do
+/// their work at once: add a fixed field, check a status, write a log line. Implement both
+/// steps (there are no defaults, so an `async` step written by mistake does not compile
+/// into one that is never called); the `async` requirements of ``Interceptor`` call them.
+/// An interceptor that waits for anything (a token, a lock held across an `await`) stays an
+/// ``Interceptor``: the client runs it in a task bounded by the attempt's timeout.
+///
+/// ```swift
+/// struct Trace: SynchronousInterceptor {
+///     func prepare(_ request: inout HTTPRequest, context: inout InterceptorContext) throws {
+///         request = request.header("X-Trace", "heron-\(context.attempt)")
+///     }
+///
+///     func decide(_ outcome: AttemptOutcome, context: inout InterceptorContext) throws -> InterceptorDecision {
+///         .proceed
+///     }
+/// }
+/// ```
+public protocol SynchronousInterceptor: Interceptor {
+    /// Modifies the request before an attempt is sent, without waiting.
+    /// - Parameters:
+    ///   - request: The request to send, as the previous interceptors left it.
+    ///   - context: The attempt number, original request, elapsed time and shared values.
+    /// - Throws: Any error to abort the request, as ``Interceptor/prepare(_:context:)``.
+    func prepare(_ request: inout HTTPRequest, context: inout InterceptorContext) throws
+
+    /// Looks at the outcome of an attempt and decides what happens next, without waiting.
+    /// - Parameters:
+    ///   - outcome: The response, or the error the attempt ended with.
+    ///   - context: The attempt, with ``InterceptorContext/request`` set to the request as sent.
+    /// - Returns: As ``Interceptor/decide(_:context:)``.
+    /// - Throws: Like ``prepare(_:context:)``; a thrown error ends the request.
+    func decide(_ outcome: AttemptOutcome, context: inout InterceptorContext) throws -> InterceptorDecision
+}
+
+extension SynchronousInterceptor {
+    /// Calls the synchronous ``SynchronousInterceptor/prepare(_:context:)``.
+    /// - Parameters:
+    ///   - request: The request to send.
+    ///   - context: The attempt's context.
+    public func prepare(_ request: inout HTTPRequest, context: inout InterceptorContext) async throws {
+        try InterceptorChain.prepareNow(self, &request, &context)
+    }
+
+    /// Calls the synchronous ``SynchronousInterceptor/decide(_:context:)``.
+    /// - Parameters:
+    ///   - outcome: The attempt's outcome.
+    ///   - context: The attempt's context.
+    /// - Returns: The decision.
+    public func decide(
+        _ outcome: AttemptOutcome, context: inout InterceptorContext
+    ) async throws
+        -> InterceptorDecision
+    {
+        try InterceptorChain.decideNow(self, outcome, &context)
+    }
+}
+
 /// How one attempt ended, as interceptors see it.
 public enum AttemptOutcome: Sendable, CustomStringConvertible {
     /// The server answered. `body` holds the bytes when the response is buffered in

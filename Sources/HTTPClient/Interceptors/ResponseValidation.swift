@@ -17,7 +17,7 @@ import HTTPCore
 /// // -> GET http://…/html (attempt 1)
 /// // <- 200 OK GET http://…/html (0.004 s), then validationFailed: text/html is not acceptable
 /// ```
-public struct ResponseValidation: Interceptor {
+public struct ResponseValidation: SynchronousInterceptor {
     /// The acceptable status codes.
     public let statuses: [ClosedRange<Int>]
     /// The acceptable content types (patterns such as `application/*`); empty accepts any.
@@ -34,17 +34,19 @@ public struct ResponseValidation: Interceptor {
         self.contentTypes = contentTypes
     }
 
+    /// Leaves the request unchanged.
+    /// - Parameters:
+    ///   - request: The request to send.
+    ///   - context: The attempt's context.
+    public func prepare(_ request: inout HTTPRequest, context: inout InterceptorContext) throws {}
+
     /// Checks the response.
     /// - Parameters:
     ///   - outcome: The attempt's outcome.
     ///   - context: The attempt's context.
     /// - Returns: ``InterceptorDecision/fail(_:)`` with ``ClientError/Code/validationFailed``
     ///   for an unacceptable response, else ``InterceptorDecision/proceed``.
-    public func decide(
-        _ outcome: AttemptOutcome, context: inout InterceptorContext
-    ) async throws
-        -> InterceptorDecision
-    {
+    public func decide(_ outcome: AttemptOutcome, context: inout InterceptorContext) throws -> InterceptorDecision {
         guard case .response(let head, let body) = outcome else { return .proceed }
         if !statuses.contains(where: { $0.contains(head.status.code) }) {
             let accepted = statuses.map { "\($0.lowerBound)...\($0.upperBound)" }.joined(separator: ", ")

@@ -21,7 +21,7 @@ import HTTPCore
 /// // -> GET http://…/get (attempt 1)
 /// // Authorization: <redacted>
 /// ```
-public struct Logging: Interceptor {
+public struct Logging: SynchronousInterceptor {
     /// How much to write.
     public enum Level: Sendable, Hashable {
         /// The request line and the status line.
@@ -64,7 +64,7 @@ public struct Logging: Interceptor {
     /// - Parameters:
     ///   - request: The request, unchanged.
     ///   - context: The attempt's context.
-    public func prepare(_ request: inout HTTPRequest, context: inout InterceptorContext) async throws {
+    public func prepare(_ request: inout HTTPRequest, context: inout InterceptorContext) throws {
         var lines = [
             "-> \(request.method) \(URLRedaction.display(request.url, hiding: secretQueryNames)) (attempt \(context.attempt))"
         ]
@@ -78,11 +78,7 @@ public struct Logging: Interceptor {
     ///   - outcome: The attempt's outcome.
     ///   - context: The attempt's context.
     /// - Returns: ``InterceptorDecision/proceed``.
-    public func decide(
-        _ outcome: AttemptOutcome, context: inout InterceptorContext
-    ) async throws
-        -> InterceptorDecision
-    {
+    public func decide(_ outcome: AttemptOutcome, context: inout InterceptorContext) throws -> InterceptorDecision {
         let seconds = String(
             format: "%.3f",
             Double(context.elapsed.components.attoseconds) * 1e-18
