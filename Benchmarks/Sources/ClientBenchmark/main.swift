@@ -35,7 +35,9 @@
 //     profiling. Absolute figures, so compare runs of the same build only.
 //     HERON_OVERHEAD_CALLS sets the number of calls (200,000 by default); HERON_OVERHEAD_INSTANT=1
 //     skips the real requests (so that callgrind can count the instructions of a call);
-//     HERON_OVERHEAD_AFTER sets the number of calls right after a real request (2,000).
+//     HERON_OVERHEAD_AFTER sets the number of calls right after a real request (2,000);
+//     HERON_OVERHEAD_COLD=MiB adds calls made after writing over MiB of memory (caches evicted),
+//     beside the instant transport alone called the same way.
 // HERON_BENCH_JSON / HERON_BENCH_QUICK: see BenchmarkSupport's Report (quick: 2 batches a
 // round instead of 20, a shorter warm-up; the upload size is the MiB argument).
 // HERON_BENCH_ONLY=text runs only the variants whose name contains text (for profiling).
@@ -423,6 +425,42 @@ if which == "overhead" {
                 }
                 return total / Double(max(afterRequestCalls, 1))
             }.value
+            // HERON_OVERHEAD_COLD=MiB: one call at a time after writing over that many MiB (caches
+            // evicted, as a real request's kernel, event loop and server work evicts them), against
+            // the instant transport called alone the same way: what the client's code and data
+            // cost when they are not in the caches.
+            if let mebibytes = environment["HERON_OVERHEAD_COLD"].flatMap({ Int($0) }) {
+                let coldCalls = 2000
+                let (clientCold, transportCold) = try await Task.detached {
+                    var evict = [UInt64](repeating: 0, count: mebibytes << 17)
+                    func clear(_ round: Int) {
+                        evict.withUnsafeMutableBufferPointer { words in
+                            var index = 0
+                            while index < words.count {
+                                words[index] &+= UInt64(round)
+                                index += 8
+                            }
+                        }
+                    }
+                    var totals = (0.0, 0.0)
+                    for call in 0..<coldCalls {
+                        clear(call)
+                        var start = DispatchTime.now().uptimeNanoseconds
+                        _ = try await subject.send(request)
+                        totals.0 += Double(DispatchTime.now().uptimeNanoseconds - start) / 1000
+                        clear(call)
+                        start = DispatchTime.now().uptimeNanoseconds
+                        _ = try await instant.send(request, options: TransportOptions()).body?.collect(upTo: 1 << 20)
+                        totals.1 += Double(DispatchTime.now().uptimeNanoseconds - start) / 1000
+                    }
+                    return (totals.0 / Double(coldCalls), totals.1 / Double(coldCalls))
+                }.value
+                print(
+                    String(
+                        format: "round %d, %@ client, caches evicted (%d MiB): %.2f µs a call, the transport alone "
+                            + "%.2f",
+                        round, name, mebibytes, clientCold, transportCold))
+            }
             print(
                 String(
                     format: "round %d, %@ client: %.2f µs per call over an instant transport, %.2f at 32 concurrent,"
