@@ -19,6 +19,7 @@ let package = Package(
         // Beside the client, for those who need them; nothing above depends on them.
         .library(name: "HTTPCache", targets: ["HTTPCache"]),
         .library(name: "HTTPClientTesting", targets: ["HTTPClientTesting"]),
+        .library(name: "HTTPCookies", targets: ["HTTPCookies"]),
     ],
     targets: [
         .target(name: "HTTPCore", swiftSettings: swiftSettings),
@@ -34,6 +35,8 @@ let package = Package(
         .target(name: "HTTPCache", dependencies: ["HTTPCore", "HTTPClient"], swiftSettings: swiftSettings),
         // Transports for users' tests: the stub transport, HAR record and replay.
         .target(name: "HTTPClientTesting", dependencies: ["HTTPCore", "HTTPClient"], swiftSettings: swiftSettings),
+        // The RFC 6265bis cookie jar, with the public suffix list compiled in.
+        .target(name: "HTTPCookies", dependencies: ["HTTPCore", "HTTPClient"], swiftSettings: swiftSettings),
         .target(
             name: "TestSupport",
             dependencies: ["HTTPCore"],
@@ -82,6 +85,11 @@ let package = Package(
         .testTarget(
             name: "HTTPCacheTests",
             dependencies: ["HTTPCache", "HTTPClient", "HTTPClientTesting", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HTTPCookiesTests",
+            dependencies: ["HTTPCookies", "HTTPClient", "HTTPClientTesting", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

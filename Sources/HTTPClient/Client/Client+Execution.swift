@@ -552,13 +552,17 @@ extension Client {
                 batch = []
             }
             let response: TransportResponse
+            // Each hop carries the cookies of its own URL; `current` stays without them, so the
+            // next hop is worked out from the request as the client made it.
+            let sent = cookies == nil ? current : current.addingCookies(from: cookies)
             do {
-                response = try await transport.send(current, options: options)
+                response = try await transport.send(sent, options: options)
             } catch var error as ClientError where redirects > 0 {
                 // The request reached a server, which redirected it: not a request never sent.
                 error.followedRedirect = true
                 throw error
             }
+            cookies?.storeCookies(from: response.head, for: current.url)
             if response.waited > .zero {
                 queued += response.waited
                 if events.hub != nil {
@@ -571,7 +575,7 @@ extension Client {
                 if !batch.isEmpty { events.emit(batch) }
                 return Exchange(
                     head: response.head, content: content, transportBody: response.body,
-                    bytesSent: response.bytesSent, request: current,
+                    bytesSent: response.bytesSent, request: sent,
                     redirects: redirects, queued: queued)
             }
             guard redirects < limit else {

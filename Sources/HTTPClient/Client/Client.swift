@@ -68,6 +68,10 @@ public final class Client: Sendable {
     /// ``HTTPCore/HTTPRequest/deadline(_:)-(Duration)``); `nil` (the default) for none. A
     /// stream's call ends at its head; its body is bounded by the idle timeout.
     public let deadline: Duration?
+    /// Where the client keeps cookies, if anywhere: each request (each redirect hop) gets the
+    /// `Cookie` field of its URL, and each response's `Set-Cookie` fields are stored. `nil` (the
+    /// default) sends only the cookies a request sets itself and keeps none.
+    public let cookies: (any CookieStore)?
 
     let resolver: BaseURLResolver
     let hub: ObserverHub
@@ -99,16 +103,17 @@ public final class Client: Sendable {
     ///   - values: Values every call starts with; a call's own values win.
     ///   - deadline: The longest any call may take, every attempt and wait included, unless the
     ///     call sets its own; `nil` for none.
+    ///   - cookies: Where to keep cookies (an HTTPCookies `CookieJar`); `nil` for none.
     public convenience init(
         baseURL: URL, headerFields: HTTPFields = [], transport: any ClientTransport = URLSessionTransport(),
         interceptors: [any Interceptor] = [], observers: [any ClientObserver] = [], retry: RetryStack = .default,
         redirectLimit: Int = 10, timeout: Duration? = .seconds(60), values: RequestValues = RequestValues(),
-        deadline: Duration? = nil
+        deadline: Duration? = nil, cookies: (any CookieStore)? = nil
     ) {
         self.init(
             base: .url(baseURL), headerFields: headerFields, transport: transport, interceptors: interceptors,
             observers: observers, retry: retry, redirectLimit: redirectLimit, timeout: timeout, values: values,
-            deadline: deadline)
+            deadline: deadline, cookies: cookies)
     }
 
     /// Creates a client whose relative request URLs resolve against the URL `baseURL` spells,
@@ -128,11 +133,12 @@ public final class Client: Sendable {
     ///   - timeout: The default per-attempt timeout; 60 seconds by default.
     ///   - values: Values every call starts with; a call's own values win.
     ///   - deadline: The longest any call may take; `nil` for none.
+    ///   - cookies: Where to keep cookies (an HTTPCookies `CookieJar`); `nil` for none.
     public convenience init(
         baseURL: String, headerFields: HTTPFields = [], transport: any ClientTransport = URLSessionTransport(),
         interceptors: [any Interceptor] = [], observers: [any ClientObserver] = [], retry: RetryStack = .default,
         redirectLimit: Int = 10, timeout: Duration? = .seconds(60), values: RequestValues = RequestValues(),
-        deadline: Duration? = nil
+        deadline: Duration? = nil, cookies: (any CookieStore)? = nil
     ) {
         let base: Base
         // Parsed as strictly as request URLs: text with a stray space is refused, not encoded.
@@ -148,7 +154,7 @@ public final class Client: Sendable {
         self.init(
             base: base, headerFields: headerFields, transport: transport, interceptors: interceptors,
             observers: observers, retry: retry, redirectLimit: redirectLimit, timeout: timeout, values: values,
-            deadline: deadline)
+            deadline: deadline, cookies: cookies)
     }
 
     /// Creates a client without a base URL: every request gives an absolute URL.
@@ -162,16 +168,17 @@ public final class Client: Sendable {
     ///   - timeout: The default per-attempt timeout; 60 seconds by default.
     ///   - values: Values every call starts with; a call's own values win.
     ///   - deadline: The longest any call may take; `nil` for none.
+    ///   - cookies: Where to keep cookies (an HTTPCookies `CookieJar`); `nil` for none.
     public convenience init(
         headerFields: HTTPFields = [], transport: any ClientTransport = URLSessionTransport(),
         interceptors: [any Interceptor] = [], observers: [any ClientObserver] = [], retry: RetryStack = .default,
         redirectLimit: Int = 10, timeout: Duration? = .seconds(60), values: RequestValues = RequestValues(),
-        deadline: Duration? = nil
+        deadline: Duration? = nil, cookies: (any CookieStore)? = nil
     ) {
         self.init(
             base: .none, headerFields: headerFields, transport: transport, interceptors: interceptors,
             observers: observers, retry: retry, redirectLimit: redirectLimit, timeout: timeout, values: values,
-            deadline: deadline)
+            deadline: deadline, cookies: cookies)
     }
 
     /// What a client was given as its base URL.
@@ -187,7 +194,7 @@ public final class Client: Sendable {
     package init(
         base: Base, headerFields: HTTPFields, transport: any ClientTransport, interceptors: [any Interceptor],
         observers: [any ClientObserver], retry: RetryStack, redirectLimit: Int, timeout: Duration?,
-        values: RequestValues, deadline: Duration?, refusal: ClientError? = nil
+        values: RequestValues, deadline: Duration?, cookies: (any CookieStore)? = nil, refusal: ClientError? = nil
     ) {
         var refusal = refusal
         switch base {
@@ -202,6 +209,7 @@ public final class Client: Sendable {
         }
         self.refusal = refusal
         self.deadline = deadline
+        self.cookies = cookies
         self.headerFields = headerFields
         self.transport = transport
         self.interceptors = interceptors

@@ -1,0 +1,401 @@
+import Foundation
+import HTTPClient
+import HTTPCore
+
+/// Cookies as RFC 6265bis keeps them: stored from `Set-Cookie` fields (§5.7) and sent back in
+/// one `Cookie` field to the requests they match (§5.8.3).
+///
+/// A jar is safe to share across tasks. It never resolves a host name: it judges a request by
+/// its URL alone.
+///
+/// - Storing: a cookie whose `Domain` is a public suffix (`com`, `co.uk`; the
+///   ``PublicSuffixList``) or does not cover the request's host is refused, as is a `Secure`
+///   cookie from a request that is not secure, a `__Secure-` or `__Host-` cookie that breaks
+///   its prefix's rules, and a field with a control character or a name and value over 4096
+///   bytes. `Expires` and `Max-Age` are capped at 400 days.
+/// - Sending: a cookie goes to its domain (and its subdomains unless host-only), to paths under
+///   its path, over `https` only when `Secure` (loopback `http` counts as secure, as in
+///   browsers), until it expires; longer paths first, then older cookies first.
+/// - Limits: at most ``Limits/perDomain`` cookies a domain and ``Limits/total`` in all; past
+///   them the least recently used go first, so a hostile server cannot grow the jar without
+///   bound.
+///
+/// ```swift
+/// let jar = CookieJar()
+/// let site = URL(string: "https://example.com/login")!
+/// jar.store(setCookie: ["session=abc123; Path=/; Secure; HttpOnly"], for: site)
+/// print(jar.cookieField(for: URL(string: "https://example.com/account")!) ?? "none")  // session=abc123
+/// print(jar.cookieField(for: URL(string: "http://example.com/account")!) ?? "none")  // none
+/// ```
+public final class CookieJar: Sendable {
+    /// How many cookies a jar keeps (RFC 6265bis §6.1 asks for at least 50 a domain and 3000 in all).
+    public struct Limits: Sendable, Hashable {
+        /// The most cookies of one domain.
+        public var perDomain: Int
+        /// The most cookies in all.
+        public var total: Int
+
+        /// Creates limits.
+        /// - Parameters:
+        ///   - perDomain: The most cookies of one domain; 50 by default.
+        ///   - total: The most cookies in all; 3000 by default.
+        public init(perDomain: Int = 50, total: Int = 3000) {
+            self.perDomain = max(1, perDomain)
+            self.total = max(1, total)
+        }
+    }
+
+    /// The public suffixes no cookie may be set for.
+    public let publicSuffixes: PublicSuffixList
+    /// The jar's limits.
+    public let limits: Limits
+    private let clock: @Sendable () -> Date
+    private let state = Locked(Store())
+
+    /// The cookies, by domain.
+    struct Store {
+        var domains: [String: [Cookie]] = [:]
+        var count = 0
+        /// The creation time of the newest cookie: each new one is made at least a microsecond
+        /// later, so cookies stored together keep their order (§5.8.3 sorts by creation time).
+        var lastCreated = Date.distantPast
+    }
+
+    /// Creates an empty jar.
+    /// - Parameters:
+    ///   - publicSuffixes: The public suffix list; the one the library ships by default.
+    ///   - limits: How many cookies to keep.
+    ///   - clock: The time now, for expiry; the system clock by default (a test passes its own).
+    public init(
+        publicSuffixes: PublicSuffixList = .shipped, limits: Limits = Limits(),
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.publicSuffixes = publicSuffixes
+        self.limits = limits
+        self.clock = clock
+    }
+
+    // MARK: Storing
+
+    /// Stores the cookies of `Set-Cookie` field values received in answer to a request for `url`
+    /// (RFC 6265bis §5.7); a value the rules refuse is skipped.
+    /// - Parameters:
+    ///   - values: The `Set-Cookie` field values, in the order received.
+    ///   - url: The URL of the request the response answered (each redirect hop its own).
+    /// - Returns: How many cookies were stored (replacing, expiring or adding).
+    @discardableResult
+    public func store(setCookie values: [String], for url: URL) -> Int {
+        guard let request = RequestTarget(url) else { return 0 }
+        let now = clock()
+        return state.withLock { store in
+            var stored = 0
+            for value in values {
+                guard let parsed = SetCookie(value, now: now),
+                    let cookie = makeCookie(parsed, for: request, now: now, store: store)
+                else { continue }
+                insert(cookie, into: &store, now: now)
+                stored += 1
+            }
+            evict(&store, now: now)
+            return stored
+        }
+    }
+
+    /// Stores the cookies of `response`'s `Set-Cookie` fields, received for a request to `url`.
+    /// - Parameters:
+    ///   - response: The response head.
+    ///   - url: The URL of the request it answered.
+    /// - Returns: How many cookies were stored.
+    @discardableResult
+    public func store(_ response: HTTPResponse, for url: URL) -> Int {
+        let values = response.headerFields[values: .setCookie]
+        guard !values.isEmpty else { return 0 }
+        return store(setCookie: values, for: url)
+    }
+
+    /// Adds `cookie` as it is (an import, a test), replacing one with the same name, domain,
+    /// host-only flag and path; none of the rules of a received cookie is applied.
+    /// - Parameter cookie: The cookie.
+    public func insert(_ cookie: Cookie) {
+        let now = clock()
+        state.withLock { store in
+            insert(cookie, into: &store, now: now)
+            evict(&store, now: now)
+        }
+    }
+
+    /// The storage model's steps 2 to 21: the cookie to store, or `nil` when it is refused.
+    private func makeCookie(_ parsed: SetCookie, for request: RequestTarget, now: Date, store: Store) -> Cookie? {
+        // Step 2: nothing at all.
+        if parsed.name.isEmpty && parsed.value.isEmpty { return nil }
+        // Step 4: a nameless cookie must not look like a prefixed one.
+        if parsed.name.isEmpty, Self.hasPrefix(parsed.value, "__secure-") || Self.hasPrefix(parsed.value, "__host-") {
+            return nil
+        }
+        var cookie = Cookie(name: String(parsed.name), value: String(parsed.value), domain: request.host, created: now)
+        // Step 6: Max-Age wins over Expires.
+        cookie.expires = parsed.maxAge ?? parsed.expires
+        // Steps 7 to 10: the domain.
+        var domainAttribute = parsed.domain ?? ""
+        if !domainAttribute.isEmpty, publicSuffixes.isPublicSuffix(domainAttribute) {
+            guard domainAttribute == request.host else { return nil }
+            domainAttribute = ""
+        }
+        if domainAttribute.isEmpty {
+            cookie.hostOnly = true
+            cookie.domain = request.host
+        } else {
+            guard Self.domainMatches(request.host, domainAttribute, hostIsIP: request.isIP) else { return nil }
+            cookie.hostOnly = false
+            cookie.domain = domainAttribute
+        }
+        // Step 11: the path.
+        cookie.path = parsed.path.map(String.init) ?? request.defaultPath
+        // Steps 12 and 13: Secure only from a secure request.
+        cookie.secure = parsed.secure
+        if cookie.secure && !request.isSecure { return nil }
+        cookie.httpOnly = parsed.httpOnly
+        // Step 16: an insecure request may not shadow a secure cookie.
+        if !cookie.secure && !request.isSecure {
+            for bucket in store.domains.values {
+                for old in bucket
+                where old.secure && old.name == cookie.name
+                    && (Self.domainMatches(old.domain, cookie.domain, hostIsIP: false)
+                        || Self.domainMatches(cookie.domain, old.domain, hostIsIP: false))
+                    && Self.pathMatches(cookie.path, old.path)
+                {
+                    return nil
+                }
+            }
+        }
+        // Steps 17 to 19: SameSite=None only with Secure.
+        cookie.sameSite = parsed.sameSite
+        if cookie.sameSite == .none && !cookie.secure { return nil }
+        // Steps 20 and 21: the prefixes.
+        if Self.hasPrefix(parsed.name, "__secure-"), !cookie.secure { return nil }
+        if Self.hasPrefix(parsed.name, "__host-"), !cookie.secure || !cookie.hostOnly || parsed.path != "/" {
+            return nil
+        }
+        return cookie
+    }
+
+    /// Step 22 and 23: replaces a cookie with the same identity, keeping its creation time.
+    private func insert(_ cookie: Cookie, into store: inout Store, now: Date) {
+        var cookie = cookie
+        cookie.lastAccessed = now
+        var bucket = store.domains[cookie.domain] ?? []
+        if let index = bucket.firstIndex(where: { $0.identity == cookie.identity }) {
+            cookie.created = bucket[index].created
+            bucket[index] = cookie
+        } else {
+            if cookie.created <= store.lastCreated { cookie.created = store.lastCreated.addingTimeInterval(1e-6) }
+            store.lastCreated = cookie.created
+            bucket.append(cookie)
+            store.count += 1
+            // The domain's limit holds at every insertion: a response with thousands of
+            // Set-Cookie fields never grows a bucket past it (the least recently used go).
+            if bucket.count > limits.perDomain,
+                let oldest = bucket.indices.dropLast().min(by: { bucket[$0].lastAccessed < bucket[$1].lastAccessed })
+            {
+                bucket.remove(at: oldest)
+                store.count -= 1
+            }
+        }
+        store.domains[cookie.domain] = bucket
+    }
+
+    /// Removes expired cookies, then the least recently used past the limits (§5.7, the last step).
+    private func evict(_ store: inout Store, now: Date) {
+        for (domain, bucket) in store.domains {
+            var kept = bucket.filter { !$0.isExpired(at: now) }
+            if kept.count > limits.perDomain {
+                kept.sort { $0.lastAccessed > $1.lastAccessed }
+                kept.removeLast(kept.count - limits.perDomain)
+            }
+            if kept.count != bucket.count {
+                store.count -= bucket.count - kept.count
+                store.domains[domain] = kept.isEmpty ? nil : kept
+            }
+        }
+        guard store.count > limits.total else { return }
+        var all = store.domains.values.flatMap { $0 }
+        all.sort { $0.lastAccessed < $1.lastAccessed }
+        for cookie in all.prefix(store.count - limits.total) {
+            store.domains[cookie.domain]?.removeAll { $0.identity == cookie.identity }
+            if store.domains[cookie.domain]?.isEmpty == true { store.domains[cookie.domain] = nil }
+        }
+        store.count = limits.total
+    }
+
+    // MARK: Sending
+
+    /// The cookies that go with a request for `url`, in the order they are sent (RFC 6265bis
+    /// §5.8.3: longer paths first, then older cookies first); their last access becomes now.
+    /// - Parameter url: The request's URL.
+    /// - Returns: The matching cookies.
+    public func cookies(for url: URL) -> [Cookie] {
+        guard let request = RequestTarget(url) else { return [] }
+        let now = clock()
+        return state.withLock { store in
+            var matched: [Cookie] = []
+            var expired = false
+            for domain in request.domainCandidates {
+                guard var bucket = store.domains[domain] else { continue }
+                var touched = false
+                for index in bucket.indices {
+                    let cookie = bucket[index]
+                    if cookie.isExpired(at: now) {
+                        expired = true
+                        continue
+                    }
+                    guard cookie.hostOnly ? cookie.domain == request.host : true,
+                        Self.pathMatches(request.path, cookie.path), !cookie.secure || request.isSecure
+                    else { continue }
+                    bucket[index].lastAccessed = now
+                    touched = true
+                    matched.append(cookie)
+                }
+                if touched { store.domains[domain] = bucket }
+            }
+            if expired { evict(&store, now: now) }
+            matched.sort {
+                $0.path.utf8.count != $1.path.utf8.count
+                    ? $0.path.utf8.count > $1.path.utf8.count : $0.created < $1.created
+            }
+            return matched
+        }
+    }
+
+    /// The `Cookie` field value for a request to `url` (`a=1; b=2`), or `nil` when no cookie
+    /// matches.
+    /// - Parameter url: The request's URL.
+    /// - Returns: The field value.
+    public func cookieField(for url: URL) -> String? {
+        let cookies = cookies(for: url)
+        guard !cookies.isEmpty else { return nil }
+        return cookies.map(\.pair).joined(separator: "; ")
+    }
+
+    // MARK: Listing and removing
+
+    /// Every cookie, expired ones left out: for a debug screen, an export.
+    public var allCookies: [Cookie] {
+        let now = clock()
+        return state.withLock { store in
+            store.domains.values.flatMap { $0 }.filter { !$0.isExpired(at: now) }
+                .sorted { ($0.domain, $0.path, $0.name) < ($1.domain, $1.path, $1.name) }
+        }
+    }
+
+    /// How many cookies the jar holds (expired ones not yet evicted included).
+    public var count: Int { state.withLock { $0.count } }
+
+    /// Removes every cookie.
+    public func removeAll() {
+        state.withLock { $0 = Store() }
+    }
+
+    /// Removes the cookies of `domain` and of its subdomains (`example.com` removes those of
+    /// `www.example.com` too).
+    /// - Parameter domain: The domain.
+    /// - Returns: How many cookies were removed.
+    @discardableResult
+    public func removeCookies(domain: String) -> Int {
+        let domain = domain.lowercased()
+        return state.withLock { store in
+            var removed = 0
+            for key in store.domains.keys where key == domain || key.hasSuffix("." + domain) {
+                removed += store.domains[key]?.count ?? 0
+                store.domains[key] = nil
+            }
+            store.count -= removed
+            return removed
+        }
+    }
+
+    /// Removes the session cookies (those without an expiry), as a browser does when it quits.
+    public func removeSessionCookies() {
+        state.withLock { store in
+            for (domain, bucket) in store.domains {
+                let kept = bucket.filter { !$0.isSession }
+                store.count -= bucket.count - kept.count
+                store.domains[domain] = kept.isEmpty ? nil : kept
+            }
+        }
+    }
+
+    // MARK: Matching (RFC 6265bis §5.1.3, §5.1.4)
+
+    /// Whether `host` domain-matches `domain` (§5.1.3): they are the same, or `domain` is a
+    /// suffix of `host` after a dot and `host` is a name, not an IP address.
+    static func domainMatches(_ host: String, _ domain: String, hostIsIP: Bool) -> Bool {
+        if host == domain { return true }
+        guard !hostIsIP, host.utf8.count > domain.utf8.count, host.hasSuffix(domain) else { return false }
+        return host.utf8.dropLast(domain.utf8.count).last == UInt8(ascii: ".")
+    }
+
+    /// Whether `requestPath` path-matches `cookiePath` (§5.1.4).
+    static func pathMatches(_ requestPath: String, _ cookiePath: String) -> Bool {
+        if requestPath == cookiePath { return true }
+        guard requestPath.hasPrefix(cookiePath) else { return false }
+        if cookiePath.hasSuffix("/") { return true }
+        return requestPath.utf8.dropFirst(cookiePath.utf8.count).first == UInt8(ascii: "/")
+    }
+
+    /// Whether `text` starts with `prefix` (given in lower case), case-insensitively.
+    static func hasPrefix(_ text: Substring, _ prefix: String) -> Bool {
+        text.utf8.count >= prefix.utf8.count && text.prefix(prefix.count).lowercased() == prefix
+    }
+}
+
+/// What the jar needs of a request's URL: its canonical host, its path as sent, whether it is
+/// secure, and the domains whose cookies may match it.
+struct RequestTarget {
+    let host: String
+    let isIP: Bool
+    let path: String
+    let isSecure: Bool
+
+    init?(_ url: URL) {
+        guard var host = url.host(percentEncoded: true)?.lowercased(), !host.isEmpty else { return nil }
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        if host.hasSuffix("."), host.count > 1 { host.removeLast() }
+        self.host = host
+        isIP = host.contains(":") || host.split(separator: ".").allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isNumber) }
+        let path = url.path(percentEncoded: true)
+        self.path = path.isEmpty ? "/" : path
+        let scheme = url.scheme?.lowercased() ?? ""
+        // Loopback counts as secure, as browsers treat it ("potentially trustworthy").
+        let loopback = host == "localhost" || host.hasSuffix(".localhost") || host == "::1" || host.hasPrefix("127.")
+        isSecure = scheme == "https" || scheme == "wss" || loopback
+    }
+
+    /// The default path of §5.1.4: the request's path up to its last `/`, or `/`.
+    var defaultPath: String {
+        guard path.first == "/", let last = path.lastIndex(of: "/"), last != path.startIndex else { return "/" }
+        return String(path[..<last])
+    }
+
+    /// The host and every domain above it (`a.example.com`, `example.com`, `com`); the host
+    /// alone for an IP address.
+    var domainCandidates: [String] {
+        guard !isIP else { return [host] }
+        var candidates = [host]
+        var rest = host[...]
+        while let dot = rest.firstIndex(of: ".") {
+            rest = rest[rest.index(after: dot)...]
+            if !rest.isEmpty { candidates.append(String(rest)) }
+        }
+        return candidates
+    }
+}
+
+extension CookieJar: CookieStore {
+    /// Stores the cookies `response` sets, for a request to `url` (``store(_:for:)``).
+    /// - Parameters:
+    ///   - response: The response head.
+    ///   - url: The URL of the request it answered.
+    public func storeCookies(from response: HTTPResponse, for url: URL) {
+        store(response, for: url)
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+
+/// The public suffix list (https://publicsuffix.org): the domains under which anyone may
+/// register a name (`com`, `co.uk`, `github.io`), which no cookie may be set for
+/// (RFC 6265bis §5.7, step 9).
+///
+/// ``shipped`` is the list compiled into the library (both its ICANN and private sections, as
+/// browsers use them). The list changes every week: give a newer copy, read from wherever your
+/// app keeps it, with ``init(rules:)``.
+///
+/// ```swift
+/// let list = PublicSuffixList.shipped
+/// print(list.isPublicSuffix("co.uk"), list.isPublicSuffix("example.co.uk"))  // true false
+/// print(list.registrableDomain(of: "www.example.co.uk") ?? "none")  // example.co.uk
+/// ```
+public struct PublicSuffixList: Sendable {
+    private let rules: Set<String>
+    private let wildcards: Set<String>
+    private let exceptions: Set<String>
+
+    /// The list compiled into the library.
+    public static let shipped = PublicSuffixList(rules: shippedRules)
+
+    /// A list from the text of `public_suffix_list.dat`: one rule a line (`com`, `*.ck`,
+    /// `!www.ck`), `//` comments and blank lines skipped; anything after a rule's first space
+    /// is ignored, as the format says. Rules are matched case-insensitively; give non-ASCII
+    /// labels in their punycode form too (`xn--…`), as request hosts carry them.
+    /// - Parameter text: The list's text.
+    public init(rules text: String) {
+        var rules = Set<String>()
+        var wildcards = Set<String>()
+        var exceptions = Set<String>()
+        for line in text.split(whereSeparator: \.isNewline) {
+            guard let rule = line.split(whereSeparator: \.isWhitespace).first, !rule.hasPrefix("//") else { continue }
+            let lowered = rule.lowercased()
+            if lowered.hasPrefix("!") {
+                exceptions.insert(String(lowered.dropFirst()))
+            } else if lowered.hasPrefix("*.") {
+                wildcards.insert(String(lowered.dropFirst(2)))
+            } else {
+                rules.insert(lowered)
+            }
+        }
+        self.rules = rules
+        self.wildcards = wildcards
+        self.exceptions = exceptions
+    }
+
+    /// The public suffix of `host` under the list's algorithm: the longest matching rule, an
+    /// exception rule winning (its suffix is the rule less its first label), and `*` (the last
+    /// label) when no rule matches.
+    /// - Parameter host: A host name, such as `www.example.co.uk`.
+    /// - Returns: The suffix, such as `co.uk`; `nil` for an empty host.
+    public func publicSuffix(of host: String) -> String? {
+        let host = Self.normalized(host)
+        guard !host.isEmpty else { return nil }
+        let labels = host.split(separator: ".", omittingEmptySubsequences: false)
+        // Every suffix of the host, longest first: the first that a rule matches wins.
+        for start in labels.indices {
+            let candidate = labels[start...].joined(separator: ".")
+            if exceptions.contains(candidate) { return labels[(start + 1)...].joined(separator: ".") }
+            if rules.contains(candidate) { return candidate }
+            if start + 1 < labels.endIndex, wildcards.contains(labels[(start + 1)...].joined(separator: ".")) {
+                return candidate
+            }
+        }
+        return labels.last.map(String.init)
+    }
+
+    /// Whether `domain` is a public suffix itself (`com`, `co.uk`): no cookie may name it as
+    /// its domain, unless it is the request's host.
+    /// - Parameter domain: A domain, such as `co.uk`.
+    /// - Returns: Whether it is a public suffix.
+    public func isPublicSuffix(_ domain: String) -> Bool {
+        let domain = Self.normalized(domain)
+        return !domain.isEmpty && publicSuffix(of: domain) == domain
+    }
+
+    /// The registrable domain of `host`: its public suffix and one label more
+    /// (`www.example.co.uk` → `example.co.uk`); `nil` when `host` is a public suffix.
+    /// - Parameter host: A host name.
+    /// - Returns: The registrable domain, or `nil`.
+    public func registrableDomain(of host: String) -> String? {
+        let host = Self.normalized(host)
+        guard let suffix = publicSuffix(of: host), host.count > suffix.count else { return nil }
+        let rest = host.dropLast(suffix.count + 1)
+        let label = rest.split(separator: ".").last ?? rest[...]
+        return "\(label).\(suffix)"
+    }
+
+    private static func normalized(_ host: String) -> String {
+        var host = host.lowercased()
+        if host.hasSuffix(".") { host.removeLast() }
+        return host
+    }
+}
