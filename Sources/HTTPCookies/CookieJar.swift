@@ -49,8 +49,12 @@ public final class CookieJar: Sendable {
     public let publicSuffixes: PublicSuffixList
     /// The jar's limits.
     public let limits: Limits
-    private let clock: @Sendable () -> Date
+    let clock: @Sendable () -> Date
     private let state = Locked(Store())
+    /// The file the jar is kept in, if any.
+    private let file: CookieFile?
+    /// Why the jar's file could not be loaded, if it could not: the jar then started empty.
+    public let loadError: CookieJarError?
 
     /// The cookies, by domain.
     struct Store {
@@ -73,6 +77,64 @@ public final class CookieJar: Sendable {
         self.publicSuffixes = publicSuffixes
         self.limits = limits
         self.clock = clock
+        file = nil
+        loadError = nil
+    }
+
+    /// Creates a jar kept in `file`: it starts with the cookies stored there (expired ones left
+    /// out), and writes them back a moment after each change, and on ``save()``.
+    ///
+    /// The file is JSON, written whole to a new file of mode 0600 that replaces the old one, so
+    /// a crash never leaves half a file. A file that cannot be read, or is not a jar's, leaves
+    /// the jar empty, with the reason in ``loadError`` (and given to `onError`): never a crash.
+    /// - Parameters:
+    ///   - file: Where the cookies are kept; its folder must exist.
+    ///   - persistsSessionCookies: Whether cookies without an expiry are written too; `false`
+    ///     by default, as browsers forget them when they quit.
+    ///   - publicSuffixes: The public suffix list; the one the library ships by default.
+    ///   - limits: How many cookies to keep.
+    ///   - clock: The time now; the system clock by default.
+    ///   - onError: Called with a failure to load the file or, later, to write it.
+    public init(
+        file: URL, persistsSessionCookies: Bool = false, publicSuffixes: PublicSuffixList = .shipped,
+        limits: Limits = Limits(), clock: @escaping @Sendable () -> Date = { Date() },
+        onError: (@Sendable (CookieJarError) -> Void)? = nil
+    ) {
+        self.publicSuffixes = publicSuffixes
+        self.limits = limits
+        self.clock = clock
+        let file = CookieFile(url: file, persistsSessionCookies: persistsSessionCookies, onError: onError)
+        self.file = file
+        var loaded: [Cookie] = []
+        do {
+            loaded = try file.load()
+            loadError = nil
+        } catch {
+            loadError = error
+            onError?(error)
+        }
+        let now = clock()
+        state.withLock { store in
+            // In the order they were made, so each keeps its creation time (and its place).
+            for cookie in loaded.sorted(by: { $0.created < $1.created }) where !cookie.isExpired(at: now) {
+                insert(cookie, into: &store, now: cookie.lastAccessed)
+            }
+            evict(&store, now: now)
+        }
+    }
+
+    /// Writes the cookies to the jar's file now (a jar without a file does nothing).
+    /// - Throws: ``CookieJarError/unwritableFile(_:reason:)`` when the file cannot be written;
+    ///   the old file is then unchanged.
+    public func save() throws(CookieJarError) {
+        guard let file else { return }
+        try file.write(allCookies)
+    }
+
+    /// Schedules a write of the jar's file after a change.
+    private func changed() {
+        guard let file else { return }
+        file.changed { [weak self] in self?.allCookies ?? [] }
     }
 
     // MARK: Storing
@@ -87,7 +149,7 @@ public final class CookieJar: Sendable {
     public func store(setCookie values: [String], for url: URL) -> Int {
         guard let request = RequestTarget(url) else { return 0 }
         let now = clock()
-        return state.withLock { store in
+        let stored = state.withLock { store in
             var stored = 0
             for value in values {
                 guard let parsed = SetCookie(value, now: now),
@@ -99,6 +161,8 @@ public final class CookieJar: Sendable {
             evict(&store, now: now)
             return stored
         }
+        if stored > 0 { changed() }
+        return stored
     }
 
     /// Stores the cookies of `response`'s `Set-Cookie` fields, received for a request to `url`.
@@ -122,6 +186,7 @@ public final class CookieJar: Sendable {
             insert(cookie, into: &store, now: now)
             evict(&store, now: now)
         }
+        changed()
     }
 
     /// The storage model's steps 2 to 21: the cookie to store, or `nil` when it is refused.
@@ -293,6 +358,7 @@ public final class CookieJar: Sendable {
     /// Removes every cookie.
     public func removeAll() {
         state.withLock { $0 = Store() }
+        changed()
     }
 
     /// Removes the cookies of `domain` and of its subdomains (`example.com` removes those of
@@ -302,7 +368,7 @@ public final class CookieJar: Sendable {
     @discardableResult
     public func removeCookies(domain: String) -> Int {
         let domain = domain.lowercased()
-        return state.withLock { store in
+        let removed = state.withLock { store in
             var removed = 0
             for key in store.domains.keys where key == domain || key.hasSuffix("." + domain) {
                 removed += store.domains[key]?.count ?? 0
@@ -311,6 +377,8 @@ public final class CookieJar: Sendable {
             store.count -= removed
             return removed
         }
+        if removed > 0 { changed() }
+        return removed
     }
 
     /// Removes the session cookies (those without an expiry), as a browser does when it quits.
@@ -322,6 +390,7 @@ public final class CookieJar: Sendable {
                 store.domains[domain] = kept.isEmpty ? nil : kept
             }
         }
+        changed()
     }
 
     // MARK: Matching (RFC 6265bis §5.1.3, §5.1.4)

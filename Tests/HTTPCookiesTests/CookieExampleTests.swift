@@ -58,7 +58,7 @@ struct CookieGuideTests {
     func everySnippetIsHere() throws {
         let tests = try SnippetSource.read("Tests/HTTPCookiesTests/CookieExampleTests.swift")
         let blocks = SnippetSource.markdownBlocks(try SnippetSource.read("Docs/HTTPCookies.md"))
-        #expect(blocks.count == 2)
+        #expect(blocks.count == 3)
         for block in blocks {
             #expect(SnippetSource.contains(block, in: tests), "snippet of Docs/HTTPCookies.md is not tested:\n\(block)")
         }
@@ -77,6 +77,25 @@ struct CookieGuideTests {
         print(jar.allCookies.map(\.name))  // ["session"]
 
         #expect(printed == ["true", "[\"session\"]"])
+    }
+
+    @Test("keeping cookies across launches")
+    func persistence() throws {
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+        defer {
+            try? FileManager.default.removeItem(
+                at: FileManager.default.temporaryDirectory.appendingPathComponent("heron-guide-cookies.json"))
+        }
+
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("heron-guide-cookies.json")
+        let saved = CookieJar(file: file)
+        saved.store(setCookie: ["remember=me; Max-Age=86400"], for: URL(string: "https://example.com/")!)
+        try saved.save()
+        print(CookieJar(file: file).allCookies.map(\.name))  // ["remember"]
+        print(saved.netscapeCookiesText().contains("remember\tme"))  // true
+
+        #expect(printed == ["[\"remember\"]", "true"])
     }
 
     @Test("limits and housekeeping")
