@@ -41,6 +41,10 @@ let package = Package(
             ]
         ),
         .executableTarget(
+            name: "CookieBenchmark",
+            dependencies: ["BenchmarkSupport", .product(name: "HTTPCookies", package: "Heron")]
+        ),
+        .executableTarget(
             name: "EndpointBenchmark",
             dependencies: ["BenchmarkSupport", .product(name: "HTTPEndpoints", package: "Heron")]
         ),

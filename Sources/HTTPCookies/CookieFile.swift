@@ -56,6 +56,8 @@ final class CookieFile: Sendable {
         var cookies: [Stored]
     }
 
+    /// One cookie; times in seconds since 2001 (Foundation's reference date: the `Double` a
+    /// `Date` holds, so they come back exactly).
     private struct Stored: Codable {
         var name: String
         var value: String
@@ -91,9 +93,9 @@ final class CookieFile: Sendable {
                 name: stored.name, value: stored.value, domain: stored.domain, hostOnly: stored.hostOnly,
                 path: stored.path, secure: stored.secure, httpOnly: stored.httpOnly,
                 sameSite: Self.sameSite(stored.sameSite),
-                expires: stored.expires.map(Date.init(timeIntervalSince1970:)),
-                created: Date(timeIntervalSince1970: stored.created))
-            cookie.lastAccessed = Date(timeIntervalSince1970: stored.lastAccessed)
+                expires: stored.expires.map(Date.init(timeIntervalSinceReferenceDate:)),
+                created: Date(timeIntervalSinceReferenceDate: stored.created))
+            cookie.lastAccessed = Date(timeIntervalSinceReferenceDate: stored.lastAccessed)
             return cookie
         }
     }
@@ -107,9 +109,9 @@ final class CookieFile: Sendable {
                 Stored(
                     name: cookie.name, value: cookie.value, domain: cookie.domain, hostOnly: cookie.hostOnly,
                     path: cookie.path, secure: cookie.secure, httpOnly: cookie.httpOnly,
-                    sameSite: cookie.sameSite.description, expires: cookie.expires?.timeIntervalSince1970,
-                    created: cookie.created.timeIntervalSince1970,
-                    lastAccessed: cookie.lastAccessed.timeIntervalSince1970)
+                    sameSite: cookie.sameSite.description, expires: cookie.expires?.timeIntervalSinceReferenceDate,
+                    created: cookie.created.timeIntervalSinceReferenceDate,
+                    lastAccessed: cookie.lastAccessed.timeIntervalSinceReferenceDate)
             })
         let data: Data
         do {

@@ -56,7 +56,8 @@ public final class CookieJar: Sendable {
     /// Why the jar's file could not be loaded, if it could not: the jar then started empty.
     public let loadError: CookieJarError?
 
-    /// The cookies, by domain.
+    /// The cookies, in buckets by the last two labels of their domain (``bucketKey(_:)``): a
+    /// request looks in one bucket, whatever its host's depth.
     struct Store {
         var domains: [String: [Cookie]] = [:]
         var count = 0
@@ -222,7 +223,8 @@ public final class CookieJar: Sendable {
         cookie.httpOnly = parsed.httpOnly
         // Step 16: an insecure request may not shadow a secure cookie.
         if !cookie.secure && !request.isSecure {
-            for bucket in store.domains.values {
+            // Domains that match one another share their last two labels: one bucket to look in.
+            if let bucket = store.domains[Self.bucketKey(cookie.domain)] {
                 for old in bucket
                 where old.secure && old.name == cookie.name
                     && (Self.domainMatches(old.domain, cookie.domain, hostIsIP: false)
@@ -248,7 +250,8 @@ public final class CookieJar: Sendable {
     private func insert(_ cookie: Cookie, into store: inout Store, now: Date) {
         var cookie = cookie
         cookie.lastAccessed = now
-        var bucket = store.domains[cookie.domain] ?? []
+        let key = Self.bucketKey(cookie.domain)
+        var bucket = store.domains.removeValue(forKey: key) ?? []
         if let index = bucket.firstIndex(where: { $0.identity == cookie.identity }) {
             cookie.created = bucket[index].created
             bucket[index] = cookie
@@ -259,35 +262,41 @@ public final class CookieJar: Sendable {
             store.count += 1
             // The domain's limit holds at every insertion: a response with thousands of
             // Set-Cookie fields never grows a bucket past it (the least recently used go).
-            if bucket.count > limits.perDomain,
-                let oldest = bucket.indices.dropLast().min(by: { bucket[$0].lastAccessed < bucket[$1].lastAccessed })
+            let sameDomain = bucket.indices.dropLast().filter { bucket[$0].domain == cookie.domain }
+            if sameDomain.count >= limits.perDomain,
+                let oldest = sameDomain.min(by: { bucket[$0].lastAccessed < bucket[$1].lastAccessed })
             {
                 bucket.remove(at: oldest)
                 store.count -= 1
             }
         }
-        store.domains[cookie.domain] = bucket
+        store.domains[key] = bucket
     }
 
     /// Removes expired cookies, then the least recently used past the limits (§5.7, the last step).
     private func evict(_ store: inout Store, now: Date) {
-        for (domain, bucket) in store.domains {
+        for (key, bucket) in store.domains {
             var kept = bucket.filter { !$0.isExpired(at: now) }
-            if kept.count > limits.perDomain {
-                kept.sort { $0.lastAccessed > $1.lastAccessed }
-                kept.removeLast(kept.count - limits.perDomain)
+            // Each domain of the bucket to its limit, its most recently used kept.
+            let counts = Dictionary(kept.map { ($0.domain, 1) }, uniquingKeysWith: +)
+            for (domain, count) in counts where count > limits.perDomain {
+                let dropped = Set(
+                    kept.filter { $0.domain == domain }.sorted { $0.lastAccessed < $1.lastAccessed }
+                        .prefix(count - limits.perDomain).map(\.identity))
+                kept.removeAll { dropped.contains($0.identity) }
             }
             if kept.count != bucket.count {
                 store.count -= bucket.count - kept.count
-                store.domains[domain] = kept.isEmpty ? nil : kept
+                store.domains[key] = kept.isEmpty ? nil : kept
             }
         }
         guard store.count > limits.total else { return }
         var all = store.domains.values.flatMap { $0 }
         all.sort { $0.lastAccessed < $1.lastAccessed }
         for cookie in all.prefix(store.count - limits.total) {
-            store.domains[cookie.domain]?.removeAll { $0.identity == cookie.identity }
-            if store.domains[cookie.domain]?.isEmpty == true { store.domains[cookie.domain] = nil }
+            let key = Self.bucketKey(cookie.domain)
+            store.domains[key]?.removeAll { $0.identity == cookie.identity }
+            if store.domains[key]?.isEmpty == true { store.domains[key] = nil }
         }
         store.count = limits.total
     }
@@ -304,30 +313,28 @@ public final class CookieJar: Sendable {
         return state.withLock { store in
             var matched: [Cookie] = []
             var expired = false
-            for domain in request.domainCandidates {
-                guard var bucket = store.domains[domain] else { continue }
-                var touched = false
-                for index in bucket.indices {
-                    let cookie = bucket[index]
-                    if cookie.isExpired(at: now) {
-                        expired = true
-                        continue
-                    }
-                    guard cookie.hostOnly ? cookie.domain == request.host : true,
-                        Self.pathMatches(request.path, cookie.path), !cookie.secure || request.isSecure
-                    else { continue }
-                    bucket[index].lastAccessed = now
-                    touched = true
-                    matched.append(cookie)
+            let key = Self.bucketKey(request.host)
+            // Taken out while it is read and touched, so the array is changed in place, not copied.
+            guard var bucket = store.domains.removeValue(forKey: key) else { return [] }
+            for index in bucket.indices {
+                if let expires = bucket[index].expires, expires <= now {
+                    expired = true
+                    continue
                 }
-                if touched { store.domains[domain] = bucket }
+                guard Self.sends(bucket[index], to: request) else { continue }
+                bucket[index].lastAccessed = now
+                matched.append(bucket[index])
             }
+            store.domains[key] = bucket
             if expired { evict(&store, now: now) }
-            matched.sort {
-                $0.path.utf8.count != $1.path.utf8.count
-                    ? $0.path.utf8.count > $1.path.utf8.count : $0.created < $1.created
+            guard matched.count > 1 else { return matched }
+            // Sorted by index, not by moving the cookies themselves about.
+            let order = matched.indices.sorted { left, right in
+                let (a, b) = (matched[left], matched[right])
+                let (aLength, bLength) = (a.path.utf8.count, b.path.utf8.count)
+                return aLength != bLength ? aLength > bLength : a.created < b.created
             }
-            return matched
+            return order.map { matched[$0] }
         }
     }
 
@@ -370,9 +377,10 @@ public final class CookieJar: Sendable {
         let domain = domain.lowercased()
         let removed = state.withLock { store in
             var removed = 0
-            for key in store.domains.keys where key == domain || key.hasSuffix("." + domain) {
-                removed += store.domains[key]?.count ?? 0
-                store.domains[key] = nil
+            for (key, bucket) in store.domains {
+                let kept = bucket.filter { $0.domain != domain && !$0.domain.hasSuffix("." + domain) }
+                removed += bucket.count - kept.count
+                store.domains[key] = kept.isEmpty ? nil : kept
             }
             store.count -= removed
             return removed
@@ -395,20 +403,66 @@ public final class CookieJar: Sendable {
 
     // MARK: Matching (RFC 6265bis §5.1.3, §5.1.4)
 
+    /// The bucket a domain's cookies are kept in: its last two labels (`example.com` for
+    /// `a.b.example.com`); the whole of an IP address or a one-label name. A cookie's domain is
+    /// the request's host or a domain above it, never a public suffix, so the cookies a request
+    /// may get are all in its host's bucket.
+    static func bucketKey(_ domain: String) -> String {
+        let utf8 = domain.utf8
+        guard let last = utf8.lastIndex(of: UInt8(ascii: ".")),
+            let second = utf8[..<last].lastIndex(of: UInt8(ascii: "."))
+        else { return domain }
+        // An IPv4 address (all digits and dots) is one bucket of its own.
+        if utf8.allSatisfy({ $0 == UInt8(ascii: ".") || (0x30...0x39).contains($0) }) { return domain }
+        return String(domain[domain.index(after: second)...])
+    }
+
+    /// Whether `cookie` goes with `request` (§5.8.3 step 1, expiry aside): its domain, its path,
+    /// `Secure`.
+    static func sends(_ cookie: Cookie, to request: RequestTarget) -> Bool {
+        if cookie.secure && !request.isSecure { return false }
+        if cookie.hostOnly {
+            guard cookie.domain == request.host else { return false }
+        } else {
+            guard domainMatches(request.host, cookie.domain, hostIsIP: request.isIP) else { return false }
+        }
+        return pathMatches(request.path, cookie.path)
+    }
+
     /// Whether `host` domain-matches `domain` (§5.1.3): they are the same, or `domain` is a
     /// suffix of `host` after a dot and `host` is a name, not an IP address.
     static func domainMatches(_ host: String, _ domain: String, hostIsIP: Bool) -> Bool {
         if host == domain { return true }
-        guard !hostIsIP, host.utf8.count > domain.utf8.count, host.hasSuffix(domain) else { return false }
-        return host.utf8.dropLast(domain.utf8.count).last == UInt8(ascii: ".")
+        let (hostCount, domainCount) = (host.utf8.count, domain.utf8.count)
+        guard !hostIsIP, hostCount > domainCount else { return false }
+        // `host` ends with "." and `domain`: compared as bytes, in place.
+        var host = host
+        var domain = domain
+        return host.withUTF8 { hostBytes in
+            domain.withUTF8 { domainBytes in
+                hostBytes[hostCount - domainCount - 1] == UInt8(ascii: ".")
+                    && memcmp(hostBytes.baseAddress! + (hostCount - domainCount), domainBytes.baseAddress!, domainCount)
+                        == 0
+            }
+        }
     }
 
     /// Whether `requestPath` path-matches `cookiePath` (§5.1.4).
     static func pathMatches(_ requestPath: String, _ cookiePath: String) -> Bool {
-        if requestPath == cookiePath { return true }
-        guard requestPath.hasPrefix(cookiePath) else { return false }
-        if cookiePath.hasSuffix("/") { return true }
-        return requestPath.utf8.dropFirst(cookiePath.utf8.count).first == UInt8(ascii: "/")
+        // Byte by byte: paths are compared as sent, without Unicode's equivalences.
+        let (requestCount, cookieCount) = (requestPath.utf8.count, cookiePath.utf8.count)
+        guard requestCount >= cookieCount, cookieCount > 0 else { return false }
+        var request = requestPath
+        var cookie = cookiePath
+        return request.withUTF8 { requestBytes in
+            cookie.withUTF8 { cookieBytes in
+                guard memcmp(requestBytes.baseAddress!, cookieBytes.baseAddress!, cookieCount) == 0 else {
+                    return false
+                }
+                return requestCount == cookieCount || cookieBytes[cookieCount - 1] == UInt8(ascii: "/")
+                    || requestBytes[cookieCount] == UInt8(ascii: "/")
+            }
+        }
     }
 
     /// Whether `text` starts with `prefix` (given in lower case), case-insensitively.
@@ -426,11 +480,15 @@ struct RequestTarget {
     let isSecure: Bool
 
     init?(_ url: URL) {
-        guard var host = url.host(percentEncoded: true)?.lowercased(), !host.isEmpty else { return nil }
+        guard var host = url.host(percentEncoded: true), !host.isEmpty else { return nil }
+        // Lower-cased only when it has to be: most hosts already are.
+        if host.utf8.contains(where: { (0x41...0x5A).contains($0) }) { host = host.lowercased() }
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        if host.hasSuffix("."), host.count > 1 { host.removeLast() }
+        if host.utf8.last == UInt8(ascii: "."), host.utf8.count > 1 { host.removeLast() }
         self.host = host
-        isIP = host.contains(":") || host.split(separator: ".").allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isNumber) }
+        isIP =
+            host.utf8.contains(UInt8(ascii: ":"))
+            || host.utf8.allSatisfy { $0 == UInt8(ascii: ".") || (0x30...0x39).contains($0) }
         let path = url.path(percentEncoded: true)
         self.path = path.isEmpty ? "/" : path
         let scheme = url.scheme?.lowercased() ?? ""
@@ -443,19 +501,6 @@ struct RequestTarget {
     var defaultPath: String {
         guard path.first == "/", let last = path.lastIndex(of: "/"), last != path.startIndex else { return "/" }
         return String(path[..<last])
-    }
-
-    /// The host and every domain above it (`a.example.com`, `example.com`, `com`); the host
-    /// alone for an IP address.
-    var domainCandidates: [String] {
-        guard !isIP else { return [host] }
-        var candidates = [host]
-        var rest = host[...]
-        while let dot = rest.firstIndex(of: ".") {
-            rest = rest[rest.index(after: dot)...]
-            if !rest.isEmpty { candidates.append(String(rest)) }
-        }
-        return candidates
     }
 }
 

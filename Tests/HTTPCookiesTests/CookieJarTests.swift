@@ -206,18 +206,18 @@ struct CookieJarLimitTests {
         #expect(jar.allCookies.filter { $0.domain == "example.com" }.count == 20)
     }
 
-    @Test("hostile servers setting 2,000 cookies each leave the jar at its limits")
+    @Test("hostile servers setting 500 cookies each leave the jar at its limits")
     func hostileServer() {
-        let jar = CookieJar(limits: .init(perDomain: 50, total: 500))
-        let values = (0..<2000).map { "k\($0)=\(String(repeating: "v", count: 100))" }
-        for host in 0..<20 {
+        let jar = CookieJar(limits: .init(perDomain: 50, total: 200))
+        let values = (0..<500).map { "k\($0)=\(String(repeating: "v", count: 100))" }
+        for host in 0..<8 {
             jar.store(setCookie: values, for: URL(string: "http://h\(host).example.net/")!)
-            #expect(jar.count <= 500)
+            #expect(jar.count <= 200)
         }
-        #expect(jar.count == 500)
-        #expect(jar.allCookies.count == 500)
-        // Each domain kept its newest: the last of the 2,000.
-        #expect(jar.cookieField(for: URL(string: "http://h19.example.net/")!)?.contains("k1999=") == true)
+        #expect(jar.count == 200)
+        #expect(jar.allCookies.count == 200)
+        // Each domain kept its newest: the last of the 500.
+        #expect(jar.cookieField(for: URL(string: "http://h7.example.net/")!)?.contains("k499=") == true)
     }
 
     @Test("removeCookies(domain:) removes the domain's and its subdomains' cookies; removeAll empties the jar")
