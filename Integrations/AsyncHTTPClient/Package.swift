@@ -57,6 +57,7 @@ let package = Package(
             dependencies: [
                 "HeronAsyncHTTPClient",
                 .product(name: "HTTPClient", package: "Heron"),
+                .product(name: "HTTPCookies", package: "Heron"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
