@@ -89,7 +89,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HTTPCookiesTests",
-            dependencies: ["HTTPCookies", "HTTPClient", "HTTPClientTesting", "TestSupport"],
+            dependencies: ["HTTPCookies", "HTTPClient", "HTTPClientTesting", "HTTPCache", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

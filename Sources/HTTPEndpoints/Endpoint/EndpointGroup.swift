@@ -67,11 +67,12 @@ extension Client {
     ///   - values: Values for interceptors and calls; endpoint defaults set here win over
     ///     the group's.
     ///   - deadline: The longest a whole call may take, retries included; `nil` for none.
+    ///   - cookies: Where to keep cookies (an HTTPCookies `CookieJar`); `nil` for none.
     public convenience init<Group: EndpointGroup>(
         for group: Group.Type, transport: any ClientTransport = URLSessionTransport(),
         interceptors: [any Interceptor] = [], observers: [any ClientObserver] = [], retry: RetryStack = .default,
         redirectLimit: Int = 10, timeout: Duration? = .seconds(60), values: RequestValues = RequestValues(),
-        deadline: Duration? = nil
+        deadline: Duration? = nil, cookies: (any CookieStore)? = nil
     ) {
         var values = values
         if values[EndpointDefaults.self] == nil { values.endpointDefaults = Group.defaults }
@@ -86,6 +87,6 @@ extension Client {
         self.init(
             base: .url(Group.baseURL), headerFields: fields, transport: transport, interceptors: interceptors,
             observers: observers, retry: retry, redirectLimit: redirectLimit, timeout: timeout, values: values,
-            deadline: deadline, refusal: refusal)
+            deadline: deadline, cookies: cookies, refusal: refusal)
     }
 }
