@@ -32,19 +32,24 @@ enum CookieCases {
     ]
     static let paths = ["/", "/a", "/a/", "/a/b", "/ab", "/a/b/c"]
 
-    static func make(count: Int, steps: Int, seed: UInt64) -> [[CookieStep]] {
+    /// - Parameter https: Whether requests go over https too, and fields set `Secure`: for a
+    ///   peer that needs no server (curl's runs are plain http).
+    static func make(count: Int, steps: Int, seed: UInt64, https: Bool = false) -> [[CookieStep]] {
         var random = SeededGenerator(state: seed)
         return (0..<count).map { _ in
             (0..<steps).map { _ in
                 let host = hosts.randomElement(using: &random)!
-                let url = "http://\(host)\(paths.randomElement(using: &random)!)"
-                let fields = (0..<Int.random(in: 0...3, using: &random)).map { _ in field(for: host, &random) }
+                let scheme = https && Bool.random(using: &random) ? "https" : "http"
+                let url = "\(scheme)://\(host)\(paths.randomElement(using: &random)!)"
+                let fields = (0..<Int.random(in: 0...3, using: &random)).map { _ in
+                    field(for: host, secure: https, &random)
+                }
                 return CookieStep(url: url, setCookie: fields)
             }
         }
     }
 
-    static func field(for host: String, _ random: inout SeededGenerator) -> String {
+    static func field(for host: String, secure: Bool = false, _ random: inout SeededGenerator) -> String {
         let name = ["a", "b", "c", "session"].randomElement(using: &random)!
         var attributes: [String] = []
         func spaced(_ text: String) -> String {
@@ -72,6 +77,7 @@ enum CookieCases {
         default: break
         }
         if Int.random(in: 0..<4, using: &random) == 0 { attributes.append(cased("HttpOnly")) }
+        if secure, Int.random(in: 0..<3, using: &random) == 0 { attributes.append(cased("Secure")) }
         attributes.shuffle(using: &random)
         let value = "v\(Int.random(in: 0..<100, using: &random))"
         return (["\(name)=\(value)"] + attributes.map(spaced)).joined(separator: ";")
@@ -87,9 +93,10 @@ struct CookieDifferentialTests {
         try Self.compare(cases, with: peer, peerName: "curl", causes: CurlCause.self)
     }
 
-    @Test("the jar sends what tough-cookie sends for 100 random sequences, but for the causes named")
+    @Test(
+        "the jar sends what tough-cookie sends for 100 random sequences over http and https, but for the causes named")
     func againstToughCookie() throws {
-        let cases = CookieCases.make(count: 100, steps: 4, seed: 0x6265)
+        let cases = CookieCases.make(count: 100, steps: 4, seed: 0x6265, https: true)
         let peer = try Self.run(peer: "tough_cookie_peer.js", cases: cases)
         try Self.compare(cases, with: peer, peerName: "tough-cookie", causes: ToughCookieCause.self)
     }
@@ -113,7 +120,7 @@ struct CookieDifferentialTests {
                 let ours = jar.cookieField(for: url)
                 let theirs = peer[index][number]
                 let history = steps[..<number].flatMap { step in
-                    step.setCookie.map { (URL(string: step.url)!.host!, $0) }
+                    step.setCookie.map { (URL(string: step.url)!, $0) }
                 }
                 if ours == theirs {
                     agreements += 1
@@ -173,9 +180,9 @@ struct CookieDifferentialTests {
 
 /// A cause a peer's disagreements may be put down to: the fields a case set show it.
 protocol PeerCause: CaseIterable, RawRepresentable where RawValue == String {
-    /// Whether `fields` (host and value of each `Set-Cookie` the case received so far) hold what
+    /// Whether `fields` (request URL and value of each `Set-Cookie` the case received so far) hold what
     /// this cause is about.
-    func applies(to fields: [(host: String, value: String)]) -> Bool
+    func applies(to fields: [(url: URL, value: String)]) -> Bool
 }
 
 /// What a disagreement with curl may be put down to (beyond order); anything else fails the test.
@@ -192,7 +199,7 @@ enum CurlCause: String, CaseIterable, PeerCause {
     case publicSuffixDomain = "Domain of a public suffix"
 
     /// Whether `fields` (what the case set so far) hold what this cause is about.
-    func applies(to fields: [(host: String, value: String)]) -> Bool {
+    func applies(to fields: [(url: URL, value: String)]) -> Bool {
         switch self {
         case .invalidMaxAge: return fields.contains { $0.value.lowercased().contains("max-age=abc") }
         case .path:
@@ -207,8 +214,9 @@ enum CurlCause: String, CaseIterable, PeerCause {
         case .publicSuffixDomain:
             return fields.contains { field in
                 let compact = field.value.lowercased().replacingOccurrences(of: " ", with: "")
-                return PublicSuffixList.shipped.isPublicSuffix(field.host)
-                    && (compact.contains("domain=\(field.host)") || compact.contains("domain=.\(field.host)"))
+                return PublicSuffixList.shipped.isPublicSuffix(field.url.host ?? "")
+                    && (compact.contains("domain=\(field.url.host ?? "")")
+                        || compact.contains("domain=.\(field.url.host ?? "")"))
             }
         }
     }
@@ -222,16 +230,26 @@ enum ToughCookieCause: String, CaseIterable, PeerCause {
     /// tough-cookie (RFC 6265 §5.3 step 11) lets a cookie replace one of the same name, domain
     /// and path whatever their host-only flags; §5.7 step 22 of 6265bis keeps both.
     case hostOnlyIdentity = "host-only flag in a cookie's identity"
+    /// tough-cookie stores a `Secure` cookie that a plain http response set; §5.7 step 13
+    /// refuses it.
+    case secureFromHTTP = "Secure set over http"
 
-    func applies(to fields: [(host: String, value: String)]) -> Bool {
+    func applies(to fields: [(url: URL, value: String)]) -> Bool {
         switch self {
         case .publicSuffixDomain:
             return CurlCause.publicSuffixDomain.applies(to: fields)
+        case .secureFromHTTP:
+            return fields.contains { field in
+                field.url.scheme == "http"
+                    && field.value.lowercased().split(separator: ";").contains {
+                        $0.trimmingCharacters(in: .whitespaces) == "secure"
+                    }
+            }
         case .hostOnlyIdentity:
             // Two cookies of one name from one host, one with Domain and one without.
             let named = fields.map { field in
                 (
-                    field.host, field.value.split(separator: "=").first.map(String.init) ?? "",
+                    field.url.host ?? "", field.value.split(separator: "=").first.map(String.init) ?? "",
                     field.value.lowercased().contains("domain=")
                 )
             }
