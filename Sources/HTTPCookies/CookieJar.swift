@@ -185,7 +185,9 @@ public final class CookieJar: Sendable {
         let now = clock()
         state.withLock { store in
             insert(cookie, into: &store, now: now)
-            evict(&store, now: now)
+            // The domain's limit held at the insertion: a full pass only past the total, or
+            // for a cookie that is already expired (an import of thousands stays linear).
+            if store.count > limits.total || cookie.isExpired(at: now) { evict(&store, now: now) }
         }
         changed()
     }
