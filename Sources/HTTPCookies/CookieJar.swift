@@ -259,18 +259,21 @@ public final class CookieJar: Sendable {
             bucket[index] = cookie
         } else {
             if cookie.created <= store.lastCreated { cookie.created = store.lastCreated.addingTimeInterval(1e-6) }
-            store.lastCreated = cookie.created
-            bucket.append(cookie)
-            store.count += 1
+            store.lastCreated = max(store.lastCreated, cookie.created)
             // The domain's limit holds at every insertion: a response with thousands of
             // Set-Cookie fields never grows a bucket past it (the least recently used go).
-            let sameDomain = bucket.indices.dropLast().filter { bucket[$0].domain == cookie.domain }
+            let sameDomain = bucket.indices.filter { bucket[$0].domain == cookie.domain }
             if sameDomain.count >= limits.perDomain,
                 let oldest = sameDomain.min(by: { bucket[$0].lastAccessed < bucket[$1].lastAccessed })
             {
                 bucket.remove(at: oldest)
                 store.count -= 1
             }
+            // A bucket is kept in the order cookies are sent (§5.8.3): a request reads it in
+            // order, with nothing to sort.
+            let position = bucket.firstIndex { Self.precedes(cookie, $0) } ?? bucket.endIndex
+            bucket.insert(cookie, at: position)
+            store.count += 1
         }
         store.domains[key] = bucket
     }
@@ -315,28 +318,21 @@ public final class CookieJar: Sendable {
         return state.withLock { store in
             var matched: [Cookie] = []
             var expired = false
-            let key = Self.bucketKey(request.host)
-            // Taken out while it is read and touched, so the array is changed in place, not copied.
-            guard var bucket = store.domains.removeValue(forKey: key) else { return [] }
-            for index in bucket.indices {
-                if let expires = bucket[index].expires, expires <= now {
-                    expired = true
-                    continue
+            guard let slot = store.domains.index(forKey: Self.bucketKey(request.host)) else { return [] }
+            // Read and touched where it lies: no copy of the bucket, and already in send order.
+            store.domains.values[slot].withUnsafeMutableBufferPointer { bucket in
+                for index in bucket.indices {
+                    if let expires = bucket[index].expires, expires <= now {
+                        expired = true
+                        continue
+                    }
+                    guard Self.sends(bucket[index], to: request) else { continue }
+                    bucket[index].lastAccessed = now
+                    matched.append(bucket[index])
                 }
-                guard Self.sends(bucket[index], to: request) else { continue }
-                bucket[index].lastAccessed = now
-                matched.append(bucket[index])
             }
-            store.domains[key] = bucket
             if expired { evict(&store, now: now) }
-            guard matched.count > 1 else { return matched }
-            // Sorted by index, not by moving the cookies themselves about.
-            let order = matched.indices.sorted { left, right in
-                let (a, b) = (matched[left], matched[right])
-                let (aLength, bLength) = (a.path.utf8.count, b.path.utf8.count)
-                return aLength != bLength ? aLength > bLength : a.created < b.created
-            }
-            return order.map { matched[$0] }
+            return matched
         }
     }
 
@@ -417,6 +413,13 @@ public final class CookieJar: Sendable {
         // An IPv4 address (all digits and dots) is one bucket of its own.
         if utf8.allSatisfy({ $0 == UInt8(ascii: ".") || (0x30...0x39).contains($0) }) { return domain }
         return String(domain[domain.index(after: second)...])
+    }
+
+    /// Whether `first` is sent before `second` (§5.8.3 step 2): a longer path first, then the
+    /// one made earlier.
+    static func precedes(_ first: Cookie, _ second: Cookie) -> Bool {
+        let (firstLength, secondLength) = (first.path.utf8.count, second.path.utf8.count)
+        return firstLength != secondLength ? firstLength > secondLength : first.created < second.created
     }
 
     /// Whether `cookie` goes with `request` (§5.8.3 step 1, expiry aside): its domain, its path,
