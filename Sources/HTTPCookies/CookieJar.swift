@@ -152,14 +152,16 @@ public final class CookieJar: Sendable {
         let now = clock()
         let stored = state.withLock { store in
             var stored = 0
+            var expired = false
             for value in values {
                 guard let parsed = SetCookie(value, now: now),
                     let cookie = makeCookie(parsed, for: request, now: now, store: store)
                 else { continue }
                 insert(cookie, into: &store, now: now)
+                expired = expired || cookie.isExpired(at: now)
                 stored += 1
             }
-            evict(&store, now: now)
+            settle(&store, now: now, insertedExpired: expired)
             return stored
         }
         if stored > 0 { changed() }
@@ -185,9 +187,7 @@ public final class CookieJar: Sendable {
         let now = clock()
         state.withLock { store in
             insert(cookie, into: &store, now: now)
-            // The domain's limit held at the insertion: a full pass only past the total, or
-            // for a cookie that is already expired (an import of thousands stays linear).
-            if store.count > limits.total || cookie.isExpired(at: now) { evict(&store, now: now) }
+            settle(&store, now: now, insertedExpired: cookie.isExpired(at: now))
         }
         changed()
     }
@@ -276,6 +276,13 @@ public final class CookieJar: Sendable {
             store.count += 1
         }
         store.domains[key] = bucket
+    }
+
+    /// After insertions: the domain's limit held at each one, so a full ``evict(_:now:)`` pass
+    /// runs only past the total limit, or to drop a cookie stored already expired (a deletion
+    /// by `Max-Age=0`). A response, or an import of thousands, costs no pass over the jar.
+    private func settle(_ store: inout Store, now: Date, insertedExpired: Bool) {
+        if insertedExpired || store.count > limits.total { evict(&store, now: now) }
     }
 
     /// Removes expired cookies, then the least recently used past the limits (§5.7, the last step).
@@ -410,8 +417,8 @@ public final class CookieJar: Sendable {
         guard let last = utf8.lastIndex(of: UInt8(ascii: ".")),
             let second = utf8[..<last].lastIndex(of: UInt8(ascii: "."))
         else { return domain }
-        // An IPv4 address (all digits and dots) is one bucket of its own.
-        if utf8.allSatisfy({ $0 == UInt8(ascii: ".") || (0x30...0x39).contains($0) }) { return domain }
+        // An IP address is one bucket of its own.
+        if isIPAddress(domain) { return domain }
         return String(domain[domain.index(after: second)...])
     }
 
@@ -420,6 +427,13 @@ public final class CookieJar: Sendable {
     static func precedes(_ first: Cookie, _ second: Cookie) -> Bool {
         let (firstLength, secondLength) = (first.path.utf8.count, second.path.utf8.count)
         return firstLength != secondLength ? firstLength > secondLength : first.created < second.created
+    }
+
+    /// Whether `host` is an IP address, not a name: IPv6 (a colon) or IPv4 (digits and dots).
+    /// Domain matching never goes up from an IP address (§5.1.3).
+    static func isIPAddress(_ host: String) -> Bool {
+        host.utf8.contains(UInt8(ascii: ":"))
+            || host.utf8.allSatisfy { $0 == UInt8(ascii: ".") || (0x30...0x39).contains($0) }
     }
 
     /// Whether `cookie` goes with `request` (§5.8.3 step 1, expiry aside): its domain, its path,
@@ -491,9 +505,7 @@ struct RequestTarget {
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         if host.utf8.last == UInt8(ascii: "."), host.utf8.count > 1 { host.removeLast() }
         self.host = host
-        isIP =
-            host.utf8.contains(UInt8(ascii: ":"))
-            || host.utf8.allSatisfy { $0 == UInt8(ascii: ".") || (0x30...0x39).contains($0) }
+        isIP = CookieJar.isIPAddress(host)
         let path = url.path(percentEncoded: true)
         self.path = path.isEmpty ? "/" : path
         let scheme = url.scheme?.lowercased() ?? ""

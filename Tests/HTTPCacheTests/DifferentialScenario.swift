@@ -1,5 +1,6 @@
 import Foundation
 import HTTPCore
+import TestSupport
 
 @testable import HTTPCache
 @testable import HTTPClient
@@ -128,19 +129,13 @@ extension [DifferentialStep] {
     }
 }
 
-/// SplitMix64: the same numbers for the same seed on every machine.
+/// SplitMix64's numbers (TestSupport), with the draws the scenarios make of them.
 struct SeededRandom {
-    private var state: UInt64
+    private var source: SplitMix64
 
-    init(seed: UInt64) { state = seed }
+    init(seed: UInt64) { source = SplitMix64(seed: seed) }
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
-    }
+    mutating func next() -> UInt64 { source.next() }
 
     mutating func int(in range: ClosedRange<Int>) -> Int {
         range.lowerBound + Int(next() % UInt64(range.count))

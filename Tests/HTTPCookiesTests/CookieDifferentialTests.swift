@@ -1,20 +1,8 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import HTTPCookies
-
-/// A seeded random number generator (SplitMix64): the same cases on every run.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
-    }
-}
 
 /// One request of a differential case and the `Set-Cookie` fields its response carries.
 struct CookieStep: Codable, Sendable {
@@ -35,7 +23,7 @@ enum CookieCases {
     /// - Parameter https: Whether requests go over https too, and fields set `Secure`: for a
     ///   peer that needs no server (curl's runs are plain http).
     static func make(count: Int, steps: Int, seed: UInt64, https: Bool = false) -> [[CookieStep]] {
-        var random = SeededGenerator(state: seed)
+        var random = SplitMix64(seed: seed)
         return (0..<count).map { _ in
             (0..<steps).map { _ in
                 let host = hosts.randomElement(using: &random)!
@@ -49,7 +37,7 @@ enum CookieCases {
         }
     }
 
-    static func field(for host: String, secure: Bool = false, _ random: inout SeededGenerator) -> String {
+    static func field(for host: String, secure: Bool = false, _ random: inout SplitMix64) -> String {
         let name = ["a", "b", "c", "session"].randomElement(using: &random)!
         var attributes: [String] = []
         func spaced(_ text: String) -> String {
@@ -150,41 +138,23 @@ struct CookieDifferentialTests {
         field?.components(separatedBy: "; ") ?? []
     }
 
-    /// Runs a peer script of `Tests/Differential/cookies` on `cases`, on a thread of its own:
-    /// the peer runs for seconds, and waiting for it on Swift's cooperative pool (two threads on
-    /// two cores) would starve the tests that run beside it.
+    /// Runs a peer script of `Tests/Differential/cookies` on `cases` (through `ExternalProcess`:
+    /// off Swift's cooperative pool, niced, at most two peers at once).
     static func run(peer: String, cases: [[CookieStep]]) async throws -> [[String?]] {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(with: Result { try runBlocking(peer: peer, cases: cases) })
-            }
-        }
-    }
-
-    private static func runBlocking(peer: String, cases: [[CookieStep]]) throws -> [[String?]] {
-        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Differential/cookies")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        let script = folder.appendingPathComponent(peer).path
-        process.arguments = peer.hasSuffix(".js") ? ["node", script] : ["python3", script]
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Differential/cookies/\(peer)").path
         // Debian's node packages live in /usr/share/nodejs.
-        var environment = ProcessInfo.processInfo.environment
-        environment["NODE_PATH"] = "/usr/share/nodejs"
-        process.environment = environment
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        input.fileHandleForWriting.write(try JSONEncoder().encode(cases))
-        try input.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "\(peer) failed"])
+        let command = peer.hasSuffix(".js") ? ["NODE_PATH=/usr/share/nodejs", "node", script] : ["python3", script]
+        let output = try await ExternalProcess.run("/usr/bin/env", command, input: try JSONEncoder().encode(cases))
+        guard output.status == 0 else {
+            throw CocoaError(
+                .executableLoad,
+                userInfo: [
+                    NSLocalizedDescriptionKey:
+                        "\(peer) failed: \(String(decoding: output.standardError, as: UTF8.self))"
+                ])
         }
-        return try JSONDecoder().decode([[String?]].self, from: data)
+        return try JSONDecoder().decode([[String?]].self, from: output.standardOutput)
     }
 }
 

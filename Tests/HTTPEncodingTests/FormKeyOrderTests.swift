@@ -1,5 +1,6 @@
 import Foundation
 import HTTPEncoding
+import TestSupport
 import Testing
 
 /// Key order in objects too large for the insertion sort (more than 16 members), where

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPMultipart
+import TestSupport
 import Testing
 
 @Suite("Boundaries (RFC 2046 §5.1.1)")
@@ -28,8 +29,8 @@ struct BoundaryTests {
 
     @Test("a seeded generator gives a reproducible boundary")
     func seeded() {
-        var first = SeededGenerator(seed: 42)
-        var second = SeededGenerator(seed: 42)
+        var first = SplitMix64(seed: 42)
+        var second = SplitMix64(seed: 42)
         #expect(MultipartBoundary.random(using: &first) == MultipartBoundary.random(using: &second))
     }
 

@@ -1,12 +1,13 @@
 import Foundation
 import HTTPCore
 import HTTPMultipart
+import TestSupport
 import Testing
 
 @Suite("Memory, disk and stream outputs")
 struct OutputEquivalenceTests {
     static func mixedSpec() -> FormSpec {
-        var random = SeededGenerator(seed: 7)
+        var random = SplitMix64(seed: 7)
         let big = Data((0..<300_000).map { _ in UInt8.random(in: 0...255, using: &random) })
         return FormSpec(
             parts: [

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPCore
 import HTTPMultipart
+import TestSupport
 
 /// A form described independently of the encoder, so a test can build it (afresh for
 /// each output, as stream parts are one-shot) and compare what a parser read back.
@@ -86,7 +87,7 @@ extension FormSpec {
     /// payloads holding `--`, CRLF runs and the start of the boundary, empty parts and
     /// zero-byte files.
     static func random(seed: UInt64) -> FormSpec {
-        var random = SeededGenerator(seed: seed)
+        var random = SplitMix64(seed: seed)
         let boundary = MultipartBoundary.random(using: &random)
         let count = Int.random(in: 1...12, using: &random)
         var parts: [Part] = []
@@ -113,7 +114,7 @@ extension FormSpec {
 
     /// Unicode text without `%` and `\`, whose escapes parsers read ambiguously (see the
     /// guide); the deterministic tests cover those two.
-    static func randomText(maxLength: Int, using random: inout SeededGenerator) -> String {
+    static func randomText(maxLength: Int, using random: inout SplitMix64) -> String {
         let pool: [String] = [
             "a", "b", "Z", "0", "9", " ", "\"", "\r", "\n", "\r\n", ";", "=", "-", "--", "_", ".", "'", "\t",
             "é", "ü", "ß", "漢", "字", "🦩", "Ж", "ش", "e\u{301}", "𝄞", "[", "]", ":", "/",
@@ -122,7 +123,7 @@ extension FormSpec {
         return (0..<length).map { _ in pool.randomElement(using: &random)! }.joined()
     }
 
-    static func randomPayload(boundary: MultipartBoundary, using random: inout SeededGenerator) -> Data {
+    static func randomPayload(boundary: MultipartBoundary, using random: inout SplitMix64) -> Data {
         if Int.random(in: 0..<6, using: &random) == 0 { return Data() }
         var bytes = Data()
         let pieces = Int.random(in: 1...20, using: &random)
