@@ -59,7 +59,7 @@ public final class CookieJar: Sendable {
     /// The cookies, in buckets by the last two labels of their domain (``bucketKey(_:)``): a
     /// request looks in one bucket, whatever its host's depth.
     struct Store {
-        var domains: [String: [Cookie]] = [:]
+        var buckets: [String: CookieBucket] = [:]
         var count = 0
         /// The creation time of the newest cookie: each new one is made at least a microsecond
         /// later, so cookies stored together keep their order (§5.8.3 sorts by creation time).
@@ -226,8 +226,8 @@ public final class CookieJar: Sendable {
         // Step 16: an insecure request may not shadow a secure cookie.
         if !cookie.secure && !request.isSecure {
             // Domains that match one another share their last two labels: one bucket to look in.
-            if let bucket = store.domains[Self.bucketKey(cookie.domain)] {
-                for old in bucket
+            if let bucket = store.buckets[Self.bucketKey(cookie.domain)] {
+                for old in bucket.cookies
                 where old.secure && old.name == cookie.name
                     && (Self.domainMatches(old.domain, cookie.domain, hostIsIP: false)
                         || Self.domainMatches(cookie.domain, old.domain, hostIsIP: false))
@@ -253,7 +253,7 @@ public final class CookieJar: Sendable {
         var cookie = cookie
         cookie.lastAccessed = now
         let key = Self.bucketKey(cookie.domain)
-        var bucket = store.domains.removeValue(forKey: key) ?? []
+        var bucket = store.buckets.removeValue(forKey: key)?.cookies ?? []
         if let index = bucket.firstIndex(where: { $0.identity == cookie.identity }) {
             cookie.created = bucket[index].created
             bucket[index] = cookie
@@ -275,7 +275,7 @@ public final class CookieJar: Sendable {
             bucket.insert(cookie, at: position)
             store.count += 1
         }
-        store.domains[key] = bucket
+        store.buckets[key] = CookieBucket(bucket)
     }
 
     /// After insertions: the domain's limit held at each one, so a full ``evict(_:now:)`` pass
@@ -287,8 +287,8 @@ public final class CookieJar: Sendable {
 
     /// Removes expired cookies, then the least recently used past the limits (§5.7, the last step).
     private func evict(_ store: inout Store, now: Date) {
-        for (key, bucket) in store.domains {
-            var kept = bucket.filter { !$0.isExpired(at: now) }
+        for (key, bucket) in store.buckets {
+            var kept = bucket.cookies.filter { !$0.isExpired(at: now) }
             // Each domain of the bucket to its limit, its most recently used kept.
             let counts = Dictionary(kept.map { ($0.domain, 1) }, uniquingKeysWith: +)
             for (domain, count) in counts where count > limits.perDomain {
@@ -299,16 +299,19 @@ public final class CookieJar: Sendable {
             }
             if kept.count != bucket.count {
                 store.count -= bucket.count - kept.count
-                store.domains[key] = kept.isEmpty ? nil : kept
+                store.buckets[key] = kept.isEmpty ? nil : CookieBucket(kept)
             }
         }
         guard store.count > limits.total else { return }
-        var all = store.domains.values.flatMap { $0 }
+        // The least recently used in all, then each bucket they were in remade once.
+        var all = store.buckets.values.flatMap(\.cookies)
         all.sort { $0.lastAccessed < $1.lastAccessed }
-        for cookie in all.prefix(store.count - limits.total) {
-            let key = Self.bucketKey(cookie.domain)
-            store.domains[key]?.removeAll { $0.identity == cookie.identity }
-            if store.domains[key]?.isEmpty == true { store.domains[key] = nil }
+        let dropped = Dictionary(
+            grouping: all.prefix(store.count - limits.total).map(\.identity), by: { Self.bucketKey($0.domain) })
+        for (key, identities) in dropped {
+            let identities = Set(identities)
+            store.buckets[key]?.update { $0.removeAll { identities.contains($0.identity) } }
+            if store.buckets[key]?.isEmpty == true { store.buckets[key] = nil }
         }
         store.count = limits.total
     }
@@ -320,37 +323,36 @@ public final class CookieJar: Sendable {
     /// - Parameter url: The request's URL.
     /// - Returns: The matching cookies.
     public func cookies(for url: URL) -> [Cookie] {
-        guard let request = RequestTarget(url) else { return [] }
-        let now = clock()
-        return state.withLock { store in
-            var matched: [Cookie] = []
-            var expired = false
-            guard let slot = store.domains.index(forKey: Self.bucketKey(request.host)) else { return [] }
-            // Read and touched where it lies: no copy of the bucket, and already in send order.
-            store.domains.values[slot].withUnsafeMutableBufferPointer { bucket in
-                for index in bucket.indices {
-                    if let expires = bucket[index].expires, expires <= now {
-                        expired = true
-                        continue
-                    }
-                    guard Self.sends(bucket[index], to: request) else { continue }
-                    bucket[index].lastAccessed = now
-                    matched.append(bucket[index])
-                }
-            }
-            if expired { evict(&store, now: now) }
-            return matched
-        }
+        matches(for: url) { bucket, matched in matched.map { bucket.cookies[$0] } } ?? []
     }
 
     /// The `Cookie` field value for a request to `url` (`a=1; b=2`), or `nil` when no cookie
-    /// matches.
+    /// matches; their last access becomes now.
+    ///
+    /// The field is written straight from the jar, with no copy of the cookies it names: this
+    /// is what a client asks for each request it sends (`CookieStore`).
     /// - Parameter url: The request's URL.
     /// - Returns: The field value.
     public func cookieField(for url: URL) -> String? {
-        let cookies = cookies(for: url)
-        guard !cookies.isEmpty else { return nil }
-        return cookies.map(\.pair).joined(separator: "; ")
+        matches(for: url) { bucket, matched in bucket.field(matched) }
+    }
+
+    /// Finds the cookies that go with a request for `url` (§5.8.3 step 1), touches them, and
+    /// hands `body` their bucket and their positions in it, in send order, under the jar's
+    /// lock: `nil` when none matches.
+    private func matches<Result>(
+        for url: URL, _ body: (CookieBucket, UnsafeBufferPointer<Int>) -> Result
+    ) -> Result? {
+        guard let request = RequestTarget(url) else { return nil }
+        let now = clock()
+        return state.withLock { store in
+            guard let slot = store.buckets.index(forKey: Self.bucketKey(request.host)) else { return nil }
+            var expired = false
+            // Read and touched where it lies: no copy of the bucket, and already in send order.
+            let result = store.buckets.values[slot].matches(request, now: now, sawExpired: &expired, body)
+            if expired { evict(&store, now: now) }
+            return result
+        }
     }
 
     // MARK: Listing and removing
@@ -359,7 +361,7 @@ public final class CookieJar: Sendable {
     public var allCookies: [Cookie] {
         let now = clock()
         return state.withLock { store in
-            store.domains.values.flatMap { $0 }.filter { !$0.isExpired(at: now) }
+            store.buckets.values.flatMap(\.cookies).filter { !$0.isExpired(at: now) }
                 .sorted { ($0.domain, $0.path, $0.name) < ($1.domain, $1.path, $1.name) }
         }
     }
@@ -382,10 +384,11 @@ public final class CookieJar: Sendable {
         let domain = domain.lowercased()
         let removed = state.withLock { store in
             var removed = 0
-            for (key, bucket) in store.domains {
-                let kept = bucket.filter { $0.domain != domain && !$0.domain.hasSuffix("." + domain) }
+            for (key, bucket) in store.buckets {
+                let kept = bucket.cookies.filter { $0.domain != domain && !$0.domain.hasSuffix("." + domain) }
+                guard kept.count != bucket.count else { continue }
                 removed += bucket.count - kept.count
-                store.domains[key] = kept.isEmpty ? nil : kept
+                store.buckets[key] = kept.isEmpty ? nil : CookieBucket(kept)
             }
             store.count -= removed
             return removed
@@ -397,10 +400,11 @@ public final class CookieJar: Sendable {
     /// Removes the session cookies (those without an expiry), as a browser does when it quits.
     public func removeSessionCookies() {
         state.withLock { store in
-            for (domain, bucket) in store.domains {
-                let kept = bucket.filter { !$0.isSession }
+            for (key, bucket) in store.buckets {
+                let kept = bucket.cookies.filter { !$0.isSession }
+                guard kept.count != bucket.count else { continue }
                 store.count -= bucket.count - kept.count
-                store.domains[domain] = kept.isEmpty ? nil : kept
+                store.buckets[key] = kept.isEmpty ? nil : CookieBucket(kept)
             }
         }
         changed()
@@ -434,18 +438,6 @@ public final class CookieJar: Sendable {
     static func isIPAddress(_ host: String) -> Bool {
         host.utf8.contains(UInt8(ascii: ":"))
             || host.utf8.allSatisfy { $0 == UInt8(ascii: ".") || (0x30...0x39).contains($0) }
-    }
-
-    /// Whether `cookie` goes with `request` (§5.8.3 step 1, expiry aside): its domain, its path,
-    /// `Secure`.
-    static func sends(_ cookie: Cookie, to request: RequestTarget) -> Bool {
-        if cookie.secure && !request.isSecure { return false }
-        if cookie.hostOnly {
-            guard cookie.domain == request.host else { return false }
-        } else {
-            guard domainMatches(request.host, cookie.domain, hostIsIP: request.isIP) else { return false }
-        }
-        return pathMatches(request.path, cookie.path)
     }
 
     /// Whether `host` domain-matches `domain` (§5.1.3): they are the same, or `domain` is a
