@@ -83,17 +83,6 @@ struct CacheDirectives: Sendable, Equatable {
 
     // MARK: Parsing
 
-    /// Whether `byte` is a `tchar` (RFC 9110 §5.6.2).
-    static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        default:
-            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
-    }
-
     private mutating func parse(_ value: String) {
         let bytes = Array(value.utf8)
         var index = 0
@@ -141,7 +130,7 @@ struct CacheDirectives: Sendable, Equatable {
             }
             guard index < bytes.count else { break }
             let nameStart = index
-            while index < bytes.count, Self.isTokenByte(bytes[index]) { index += 1 }
+            while index < bytes.count, HTTPToken.isTokenByte(bytes[index]) { index += 1 }
             guard index > nameStart else {
                 skipMember()
                 continue
@@ -176,7 +165,7 @@ struct CacheDirectives: Sendable, Equatable {
                     continue
                 } else {
                     let start = index
-                    while index < bytes.count, Self.isTokenByte(bytes[index]) { index += 1 }
+                    while index < bytes.count, HTTPToken.isTokenByte(bytes[index]) { index += 1 }
                     guard index > start else {
                         malformed()
                         continue

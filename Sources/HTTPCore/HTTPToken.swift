@@ -1,8 +1,8 @@
 /// RFC 9110 §5.6.2 token rules shared by field names, methods and media types.
-enum HTTPToken {
+package enum HTTPToken {
     /// Whether `byte` is a `tchar`: `!#$%&'*+-.^_`|~`, a digit or a letter.
     @inline(__always)
-    static func isTokenByte(_ byte: UInt8) -> Bool {
+    package static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
             UInt8(ascii: "0")...UInt8(ascii: "9"):

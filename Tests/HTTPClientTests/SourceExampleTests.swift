@@ -93,6 +93,19 @@ struct SourceExampleTests {
         #expect(printed == ["200 OK"])
     }
 
+    @Test("DigestAuth")
+    func digestAuth() async throws {
+        let baseURL = try TestServers.httpbin()
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let client = Client(baseURL: baseURL, interceptors: [DigestAuth(username: "ada", password: "secret")])
+        let response = try await client.send(HTTPRequest(url: URL(string: "digest-auth/auth/ada/secret/SHA-256")!))
+        print(response.status)  // 200 OK
+
+        #expect(printed == ["200 OK"])
+    }
+
     @Test("TokenRefresher")
     func tokenRefresher() async throws {
         let baseURL = try TestServers.faultServer()

@@ -153,4 +153,18 @@ struct GuidesSnippetTests {
 
         #expect(printed == ["tooManyRetries [503, 503, 503]", "503 1", "200 2 fresh-expired"])
     }
+
+    @Test("retries and authentication: Digest, challenged then answered ahead of time")
+    func digest() async throws {
+        let httpbin = try TestServers.httpbin()
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let digest = Client(baseURL: httpbin, interceptors: [DigestAuth(username: "user", password: "passwd")])
+        let first = try await digest.send(.get("digest-auth/auth/user/passwd/SHA-256"))
+        let second = try await digest.send(.get("digest-auth/auth/user/passwd/SHA-256"))
+        print(first.metrics.attempts.count, second.metrics.attempts.count)  // 2 1
+
+        #expect(printed == ["2 1"])
+    }
 }
