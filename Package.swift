@@ -70,10 +70,19 @@ let package = Package(
             path: "Tests/TrailerProbe",
             swiftSettings: swiftSettings
         ),
+        // A child process for HTTPClientTests' resumable downloads (see Tests/DownloadProbe): a
+        // resume after a restart, and a 256 MiB body cut 20 times, in bounded memory.
+        .executableTarget(
+            name: "HeronDownloadProbe",
+            dependencies: ["HTTPClient", "HTTPCore", "TestSupport"],
+            path: "Tests/DownloadProbe",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "HTTPClientTests",
             dependencies: [
                 "HTTPClient", "HTTPClientTesting", "TestSupport", "HeronUploadProbe", "HeronTrailerProbe",
+                "HeronDownloadProbe",
             ],
             swiftSettings: swiftSettings
         ),

@@ -6,17 +6,14 @@ extension HTTPFieldName {
     static let expires = try! HTTPFieldName("Expires")
     /// `Cache-Status` (RFC 9211).
     static let cacheStatus = try! HTTPFieldName("Cache-Status")
-    /// `Content-Range` (RFC 9110 §14.4).
-    static let contentRange = try! HTTPFieldName("Content-Range")
     /// The preconditions whose answer is never stored: it depends on the precondition, which a
     /// later plain `GET` lacks (`If-None-Match` and `If-Modified-Since` answer `304` or the
     /// full response).
     static let unservedPreconditions: [HTTPFieldName] = [
-        .ifMatch, try! HTTPFieldName("If-Unmodified-Since"), try! HTTPFieldName("If-Range"),
+        .ifMatch, try! HTTPFieldName("If-Unmodified-Since"), .ifRange,
     ]
     /// `If-Match` and the other preconditions a caller may send (RFC 9110 §13.1).
     static let preconditions: [HTTPFieldName] = [
-        .ifMatch, .ifNoneMatch, .ifModifiedSince, try! HTTPFieldName("If-Unmodified-Since"),
-        try! HTTPFieldName("If-Range"),
+        .ifMatch, .ifNoneMatch, .ifModifiedSince, try! HTTPFieldName("If-Unmodified-Since"), .ifRange,
     ]
 }

@@ -124,6 +124,10 @@ public struct ClientError: Error, Sendable, CustomStringConvertible {
     public var underlying: (any Error)?
     /// Every attempt made, for ``Code/tooManyRetries`` and other failures after retries.
     public var attempts: [Attempt]
+    /// A download's partial body, kept for ``Client/download(resuming:request:options:)``: set
+    /// when a ``Client/download(_:to:options:)`` with ``RequestOptions/keepsPartialDownload``
+    /// fails after writing part of a body it can resume.
+    public var resumableDownload: ResumableDownload?
     /// Whether the attempt this error ended had already been answered by a server (a
     /// redirect) before it failed: a later hop's ``Code/cannotConnect`` then does not show
     /// that nothing of the request was sent, and the retry rules judge it as a failure

@@ -78,6 +78,8 @@ public struct HTTPFieldName: Hashable, Sendable, Comparable, CustomStringConvert
     public static let contentType = HTTPFieldName(known: "Content-Type")
     /// `Cookie` (RFC 6265 §5.4). Redacted by logging.
     public static let cookie = HTTPFieldName(known: "Cookie")
+    /// `Content-Range` (RFC 9110 §14.4).
+    public static let contentRange = HTTPFieldName(known: "Content-Range")
     /// `Date` (RFC 9110 §6.6.1).
     public static let date = HTTPFieldName(known: "Date")
     /// `ETag` (RFC 9110 §8.8.3).
@@ -92,6 +94,8 @@ public struct HTTPFieldName: Hashable, Sendable, Comparable, CustomStringConvert
     public static let ifMatch = HTTPFieldName(known: "If-Match")
     /// `If-Modified-Since` (RFC 9110 §13.1.3).
     public static let ifModifiedSince = HTTPFieldName(known: "If-Modified-Since")
+    /// `If-Range` (RFC 9110 §13.1.5).
+    public static let ifRange = HTTPFieldName(known: "If-Range")
     /// `If-None-Match` (RFC 9110 §13.1.2).
     public static let ifNoneMatch = HTTPFieldName(known: "If-None-Match")
     /// `Last-Modified` (RFC 9110 §8.8.2).

@@ -63,7 +63,66 @@ package final class PartialFile<Failure: Error> {
         isSettled = false
     }
 
+    /// Opens an existing partial file at `path` (one a download kept, ``keep()``) to go on
+    /// writing it; ``commit()`` moves it to `destination`.
+    /// - Parameters:
+    ///   - path: The partial file.
+    ///   - destination: A `file:` URL on the same file system.
+    ///   - failure: Turns a problem into the module's own error.
+    /// - Throws: What `failure` makes of a problem naming `path` when it cannot be opened for
+    ///   writing or is not a regular file.
+    package init(
+        resuming path: String, destination: URL, failure: @escaping (RegularFile.Problem) -> Failure
+    )
+        throws(Failure)
+    {
+        self.destination = destination
+        self.failure = failure
+        self.path = path
+        fileDescriptor = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fileDescriptor >= 0 else {
+            throw failure(RegularFile.systemProblem(path, "cannot open the partial file to go on writing it", errno))
+        }
+        var status = stat()
+        guard fstat(fileDescriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+            _ = systemClose(fileDescriptor)
+            fileDescriptor = -1
+            throw failure(.init(path: path, reason: "the partial file is not a regular file", errorNumber: nil))
+        }
+        isSettled = false
+    }
+
     deinit { discard() }
+
+    /// The file's length now.
+    /// - Throws: What `failure` makes of a failed `fstat(2)`.
+    package func length() throws(Failure) -> Int64 {
+        var status = stat()
+        guard fileDescriptor >= 0, fstat(fileDescriptor, &status) == 0 else {
+            throw failure(RegularFile.systemProblem(path, "cannot read the partial file's length", errno))
+        }
+        return Int64(status.st_size)
+    }
+
+    /// Cuts the file to its first `length` bytes; the next ``write(_:)`` goes after them.
+    /// - Parameter length: The bytes to keep.
+    /// - Throws: What `failure` makes of a failed `ftruncate(2)` or `lseek(2)`.
+    package func truncate(to length: Int64) throws(Failure) {
+        guard fileDescriptor >= 0, ftruncate(fileDescriptor, off_t(length)) == 0,
+            lseek(fileDescriptor, off_t(length), SEEK_SET) >= 0
+        else {
+            throw failure(RegularFile.systemProblem(path, "cannot cut the partial file to \(length) bytes", errno))
+        }
+    }
+
+    /// Closes the file and leaves it where it is, for a later ``init(resuming:destination:failure:)``:
+    /// neither ``discard()`` nor `deinit` removes it afterwards.
+    package func keep() {
+        guard !isSettled else { return }
+        isSettled = true
+        if fileDescriptor >= 0 { _ = systemClose(fileDescriptor) }
+        fileDescriptor = -1
+    }
 
     /// Appends all of `bytes`, retrying short writes and `EINTR` as `write(2)` allows.
     /// - Parameter bytes: The bytes to append, such as `Data` or an `UnsafeRawBufferPointer`.

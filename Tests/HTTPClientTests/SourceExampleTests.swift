@@ -93,6 +93,55 @@ struct SourceExampleTests {
         #expect(printed == ["200 OK"])
     }
 
+    /// Sends ten bytes with an ETag, the first time cut after four; a `Range` request gets the rest.
+    struct CutOnceTransport: ClientTransport {
+        func send(_ request: HTTPRequest, options: TransportOptions) async throws -> TransportResponse {
+            let content = Data("0123456789".utf8)
+            if let range = request.headerFields[.range], range == "bytes=4-", request.headerFields[.ifRange] == "\"v1\""
+            {
+                let head = HTTPResponse(
+                    status: .partialContent,
+                    headerFields: try HTTPFields([
+                        "ETag": "\"v1\"", "Content-Range": "bytes 4-9/10", "Content-Length": "6",
+                    ]))
+                return TransportResponse(head: head, body: HTTPBody(content.dropFirst(4)))
+            }
+            let head = HTTPResponse(
+                status: .ok, headerFields: try HTTPFields(["ETag": "\"v1\"", "Content-Length": "10"]))
+            let cut = AsyncThrowingStream<Data, any Error> { continuation in
+                continuation.yield(content.prefix(4))
+                continuation.finish(throwing: ClientError(.connectionLost, "cut"))
+            }
+            return TransportResponse(head: head, body: HTTPBody(stream: cut, length: .known(10)))
+        }
+    }
+
+    @Test("ResumableDownload")
+    func resumableDownload() async throws {
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("heron-example-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent("big.iso")
+        let client = Client(
+            baseURL: URL(string: "https://downloads.example")!, transport: CutOnceTransport(), retry: .none)
+
+        var options = RequestOptions()
+        options.keepsPartialDownload = true
+        do {
+            _ = try await client.download(.get("big.iso"), to: destination, options: options)
+        } catch let error as ClientError {
+            guard let resumable = error.resumableDownload else { throw error }
+            let saved = try JSONEncoder().encode(resumable)  // keep it across a restart
+            let again = try JSONDecoder().decode(ResumableDownload.self, from: saved)
+            let response = try await client.download(resuming: again)
+            print(response.status)  // 206 Partial Content
+        }
+
+        #expect(printed == ["206 Partial Content"])
+        #expect(try Data(contentsOf: destination) == Data("0123456789".utf8))
+    }
+
     @Test("DigestAuth")
     func digestAuth() async throws {
         let baseURL = try TestServers.httpbin()

@@ -89,6 +89,18 @@ Endpoints
                               case N of the JSON file PATH (a list of cases, each a list of
                               hex chunks; PATH must be in the temporary directory) as a
                               text/event-stream, each chunk flushed on its own, S seconds apart.
+  /resumable?key=K&size=N&cuts=C&seed=S&new_version_at=R&validator=etag|date&ranges=yes|no|wrong_at_R
+                              a body of N bytes for range requests (RFC 9110 section 14): per key,
+                              request i <= C is cut (TCP reset) at the i-th of C random points
+                              of the body (seeded by S; a byte in when past it); `Range: bytes=X-` with a
+                              matching `If-Range` gets 206 and `Content-Range: bytes X-(N-1)/N`,
+                              a mismatching one the whole new body (200). From request R on the
+                              content and its validator change (a new version). `validator=date`
+                              sends `Last-Modified` (a day before `Date`) instead of `ETag`;
+                              `ranges=no` ignores `Range`; `ranges=wrong_at_R` answers request R
+                              with a 206 starting 1000 bytes past what was asked.
+  /resumable-hash?size=N&version=V
+                              {"sha256": hex} of version V (1, 2, ...) of /resumable's N bytes.
 
 Bad parameters give 400 with a JSON {"error": ...} naming the parameter; an unknown path 404;
 a method an endpoint refuses 405.
@@ -104,6 +116,7 @@ import hashlib
 import http.server
 import json
 import os
+import random
 import socket
 import struct
 import sys
@@ -689,6 +702,73 @@ class FaultHandler(http.server.BaseHTTPRequestHandler):
                 self._chunk(bytes.fromhex(piece))
         self._chunk(b"")
 
+    def resumable(self, query):
+        key = query.text("key")
+        size = query.integer("size")
+        request_number = self.server.counters.get(key)
+        new_version_at = query.integer("new_version_at", 0)
+        version = 2 if new_version_at and request_number >= new_version_at else 1
+        use_date = query.text("validator", "etag") == "date"
+        validator = f"Sat, 0{version} Jan 2022 00:00:00 GMT" if use_date else f'"v{version}-{size}"'
+        ranges = query.text("ranges", "yes")
+        start = 0
+        wanted = self.headers.get("Range", "")
+        if wanted.startswith("bytes=") and wanted.endswith("-") and ranges != "no":
+            try:
+                start = int(wanted[len("bytes="):-1])
+            except ValueError:
+                raise BadRequest(f"unsupported Range {wanted!r}") from None
+            if self.headers.get("If-Range", validator) != validator or not 0 <= start < size:
+                start = 0
+        self._discard_body()
+        served = start
+        if ranges == f"wrong_at_{request_number}" and start > 0:
+            served = min(start + 1000, size - 1)
+        self.send_response(206 if start > 0 else 200)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Accept-Ranges", "bytes")
+        self.send_header("Last-Modified" if use_date else "ETag", validator)
+        self.send_header("Content-Length", str(size - served))
+        if start > 0:
+            self.send_header("Content-Range", f"bytes {served}-{size - 1}/{size}")
+        self.end_headers()
+        if self.command == "HEAD":
+            return
+        # The cut points are spread over the whole body (sorted, seeded): request i stops at the
+        # i-th, or a byte after where it starts when the client already has more.
+        cut = None
+        cuts = query.integer("cuts", 0, high=10_000)
+        if request_number <= cuts and size - served > 1:
+            points = sorted(random.Random(query.text("seed", "0")).sample(range(1, size), min(cuts, size - 1)))
+            cut = min(max(points[request_number - 1], served + 1), size - 1)
+        self._write_versioned(version, served, size if cut is None else cut)
+        if cut is not None:
+            self.wfile.flush()
+            self._reset()
+
+    def resumable_hash(self, query):
+        size = query.integer("size")
+        digest = hashlib.sha256()
+        for block in self._versioned_blocks(query.integer("version", 1, low=1, high=255), 0, size):
+            digest.update(block)
+        self._json(200, {"sha256": digest.hexdigest()})
+
+    def _versioned_blocks(self, version, start, end):
+        """Yields bytes start..<end of /resumable's body: byte p is (7p + 64K-block of p + 13v) % 256."""
+        position = start
+        while position < end:
+            block = position >> 16
+            shift = (block + 13 * version) % 256
+            table = bytes((value + shift) % 256 for value in range(256))
+            offset = position & 0xFFFF
+            piece = RESUMABLE_BASE[offset:min(0x10000, offset + end - position)].translate(table)
+            yield piece
+            position += len(piece)
+
+    def _write_versioned(self, version, start, end):
+        for piece in self._versioned_blocks(version, start, end):
+            self.wfile.write(piece)
+
     def _chunk(self, data):
         """Writes one chunk of a chunked body (the last one when `data` is empty) and flushes it."""
         self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
@@ -705,6 +785,9 @@ class FaultHandler(http.server.BaseHTTPRequestHandler):
             self.wfile.write(piece)
             count -= len(piece)
 
+
+# /resumable's 64 KiB base block: byte i is 7i % 256.
+RESUMABLE_BASE = bytes((7 * index) % 256 for index in range(0x10000))
 
 # path -> (handler, allowed methods)
 ROUTES = {
@@ -737,6 +820,8 @@ ROUTES = {
     "/reset-mid-body": (FaultHandler.reset_mid_body, ANY_METHOD),
     "/events": (FaultHandler.events, ANY_METHOD),
     "/replay": (FaultHandler.replay, ANY_METHOD),
+    "/resumable": (FaultHandler.resumable, ANY_METHOD),
+    "/resumable-hash": (FaultHandler.resumable_hash, ANY_METHOD),
 }
 
 

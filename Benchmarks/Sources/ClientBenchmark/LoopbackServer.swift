@@ -6,13 +6,16 @@ import Glibc
 
 /// A loopback nginx started for the benchmark: `GET /small` answers 2 bytes,
 /// `POST /upload` reads and discards any body (chunked or not) and answers 2 bytes, and
-/// `GET /cached` answers 2 bytes with `Cache-Control: max-age=3600` (the cache benchmark's).
+/// `GET /cached` answers 2 bytes with `Cache-Control: max-age=3600` (the cache benchmark's), and
+/// `/files/NAME` serves the files put in ``filesFolder`` (with `ETag`, `Range` and `If-Range`).
 ///
 /// nginx is far faster than httpbin, so the client, not the server, is what is measured.
 /// Install it with `apt-get install -y nginx`; without it the benchmark falls back to
 /// httpbin (`HERON_HTTPBIN_URL`), whose figures are much lower.
 final class LoopbackServer {
     let baseURL: URL
+    /// The folder `/files/` serves.
+    var filesFolder: URL { directory.appendingPathComponent("files") }
     private let process: Process
     private let directory: URL
 
@@ -25,7 +28,8 @@ final class LoopbackServer {
         let port = Self.freePort()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "heron-nginx-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try? FileManager.default.createDirectory(
+            at: directory.appendingPathComponent("files"), withIntermediateDirectories: true)
         let config = """
             worker_processes 1;
             pid \(directory.path)/nginx.pid;
@@ -47,6 +51,7 @@ final class LoopbackServer {
                     location = /small { return 200 "ok"; }
                     location = /upload { return 200 "ok"; }
                     location = /cached { add_header Cache-Control "max-age=3600"; return 200 "ok"; }
+                    location /files/ { root \(directory.path); }
                 }
             }
             """

@@ -3,7 +3,7 @@
 //
 //   apt-get install -y nginx      # once: a loopback server fast enough to measure a client
 //   scripts/with-servers swift run -c release --package-path Benchmarks ClientBenchmark \
-//       [rounds] [requests|limits|uploads|all|overhead] [MiB]
+//       [rounds] [requests|limits|uploads|resume|all|overhead] [MiB]
 //
 // (1) requests/s of small GETs: Client (3 interceptors, 1 observer, the default retry
 //     stack) vs `URLSession.data(for:)`, sequential and 32 concurrent; target >= 95% of raw.
@@ -28,6 +28,9 @@
 //     and against raw `httpBodyStream` fed from the same sequence (`RawSequenceStream`).
 //     With HERON_FAULT_URL set (scripts/with-servers), each Heron upload also goes once to
 //     the fault server's /hash, whose SHA-256 must match.
+// (2b) `resume`: a MiB-sized file from nginx downloaded whole, against the same download
+//     resumed from a partial file holding its first half (`download(resuming:)`); target:
+//     the resume costs at most 0.55 of the whole.
 // (3) `overhead` (not in `all`): microseconds per call through the client (full, without
 //     its observer, bare) over a transport that answers at once: sequentially, 32 at a
 //     time, and one call right after each real request (cold caches, URLSession busy on
@@ -373,6 +376,145 @@ if which == "all" || which == "uploads" {
                 "uploads", "\(uploadMiB) MiB \(name) body intact (SHA-256 at fault server)", heron: intact ? 1 : 0,
                 unit: "yes=1", bar: .atLeast(1), on: .heron)
         }
+    }
+}
+
+// MARK: (2b) resuming a download
+
+if which == "all" || which == "resume" {
+    if let nginx {
+        try await resumeBenchmark(nginx)
+    } else {
+        print("resume: skipped, it needs nginx (a static file with ETag and ranges)")
+    }
+}
+
+/// A MiB-sized (default 1024) file downloaded whole, against the same download resumed from
+/// a partial file holding its first half (`download(resuming:)`, `Range` and `If-Range` against
+/// nginx's ETag); target: the resume at most 0.55 of the whole. Rounds alternate which goes
+/// first; the resumed file must equal the whole one.
+func resumeBenchmark(_ nginx: LoopbackServer) async throws {
+    let size = uploadMiB << 20
+    let half = Int64(size / 2)
+    let source = nginx.filesFolder.appendingPathComponent("big.bin")
+    try writePattern(to: source, bytes: size)
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("heron-resume-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let client = Client(baseURL: nginx.baseURL)
+    let whole = folder.appendingPathComponent("whole.bin")
+    let resumed = folder.appendingPathComponent("resumed.bin")
+    let clock = ContinuousClock()
+    var wholeSeconds: [Double] = []
+    var resumeSeconds: [Double] = []
+    for round in 0..<rounds {
+        // The partial file: the first half, as a cut download leaves it (not timed).
+        let partial = folder.appendingPathComponent(".resumed.bin.partial")
+        try copyPrefix(of: source, to: partial, bytes: half)
+        func downloadWhole() async throws -> String {
+            let start = clock.now
+            let response = try await client.download(.get("files/big.bin"), to: whole)
+            wholeSeconds.append(seconds(clock.now - start))
+            return try requireValue(response.head.headerFields[.eTag], "nginx sent no ETag")
+        }
+        func resume(validator: String) async throws {
+            let resumable = ResumableDownload(
+                url: nginx.baseURL.appendingPathComponent("files/big.bin"), destination: resumed, partialFile: partial,
+                byteCount: half, expectedByteCount: Int64(size), validator: validator)
+            let start = clock.now
+            let response = try await client.download(resuming: resumable)
+            resumeSeconds.append(seconds(clock.now - start))
+            guard response.status == .partialContent else {
+                throw BenchmarkFailure("resume answered \(response.status)")
+            }
+        }
+        if round % 2 == 0 {
+            let validator = try await downloadWhole()
+            try await resume(validator: validator)
+        } else {
+            // The validator of the file served: nginx's ETag does not change between rounds.
+            let head = try await client.send(.head("files/big.bin"))
+            try await resume(validator: try requireValue(head.head.headerFields[.eTag], "nginx sent no ETag"))
+            _ = try await downloadWhole()
+        }
+        if round == 0, try !sameContents(whole, resumed) {
+            throw BenchmarkFailure("the resumed file differs from the whole one")
+        }
+        try? FileManager.default.removeItem(at: whole)
+        try? FileManager.default.removeItem(at: resumed)
+    }
+    let ratios = zip(resumeSeconds, wholeSeconds).map { $0 / $1 }
+    print(
+        String(
+            format: "resume: %d MiB whole %.3f s, resumed from 50%% %.3f s, ratio median %.3f (each round: %@)",
+            uploadMiB, Measure.median(wholeSeconds), Measure.median(resumeSeconds), Measure.median(ratios),
+            ratios.map { String(format: "%.3f", $0) }.joined(separator: " ")))
+    Report.record(
+        "resume", "\(uploadMiB) MiB download resumed from 50% / the whole download",
+        heron: Measure.median(resumeSeconds),
+        baseline: Measure.median(wholeSeconds), unit: "s", ratio: Measure.median(ratios), bar: .atMost(0.55))
+}
+
+/// `duration` in seconds.
+func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+}
+
+struct BenchmarkFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// `value`, or a ``BenchmarkFailure`` saying `message`.
+func requireValue<T>(_ value: T?, _ message: String) throws -> T {
+    guard let value else { throw BenchmarkFailure(message) }
+    return value
+}
+
+/// Writes `bytes` bytes of a pattern (byte i is i % 251) to `url`, 8 MiB at a time.
+func writePattern(to url: URL, bytes: Int) throws {
+    FileManager.default.createFile(atPath: url.path, contents: nil)
+    let handle = try FileHandle(forWritingTo: url)
+    defer { try? handle.close() }
+    let block = Data((0..<(8 << 20)).map { UInt8($0 % 251) })
+    var left = bytes
+    while left > 0 {
+        let piece = min(left, block.count)
+        try handle.write(contentsOf: block.prefix(piece))
+        left -= piece
+    }
+}
+
+/// Copies the first `bytes` bytes of `source` to a new file `destination`.
+func copyPrefix(of source: URL, to destination: URL, bytes: Int64) throws {
+    try? FileManager.default.removeItem(at: destination)
+    FileManager.default.createFile(atPath: destination.path, contents: nil)
+    let input = try FileHandle(forReadingFrom: source)
+    let output = try FileHandle(forWritingTo: destination)
+    defer {
+        try? input.close()
+        try? output.close()
+    }
+    var left = bytes
+    while left > 0, let chunk = try input.read(upToCount: Int(min(left, 8 << 20))), !chunk.isEmpty {
+        try output.write(contentsOf: chunk)
+        left -= Int64(chunk.count)
+    }
+}
+
+/// Whether two files hold the same bytes.
+func sameContents(_ first: URL, _ second: URL) throws -> Bool {
+    let left = try FileHandle(forReadingFrom: first)
+    let right = try FileHandle(forReadingFrom: second)
+    defer {
+        try? left.close()
+        try? right.close()
+    }
+    while true {
+        let a = try left.read(upToCount: 8 << 20) ?? Data()
+        let b = try right.read(upToCount: 8 << 20) ?? Data()
+        if a != b { return false }
+        if a.isEmpty { return true }
     }
 }
 

@@ -174,6 +174,7 @@ extension Client {
             }
             // The connection's own fields are the transport's business, whoever set them.
             preparing.dropHopByHopFields()
+            mode.prepare(&preparing)
             let prepared = preparing
             // One clock read for the events before the send, the attempt's start and its deadline.
             let attemptStart = ContinuousClock.now

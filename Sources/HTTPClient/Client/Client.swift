@@ -253,6 +253,14 @@ public final class Client: Sendable {
     /// Whatever the status of the response returned, its body is written: check
     /// ``ClientResponse/status`` or use ``ResponseValidation``. Folders missing on the way to
     /// `destination` are created, and removed again if the call fails.
+    ///
+    /// A body cut short (a reset, a timeout, a lost connection) that the retry policy retries
+    /// is not fetched again from its start when the server named a strong validator: the next
+    /// attempt asks for the rest with `Range` and `If-Range` (RFC 9110 §14.2, §13.1.5) and
+    /// appends it. A `200` instead of a `206` (the content changed), or a `Content-Range` that
+    /// does not continue what was written, starts the body over. With
+    /// ``RequestOptions/keepsPartialDownload``, a call that fails keeps what it wrote and
+    /// returns it in ``ClientError/resumableDownload``, for ``download(resuming:request:options:)``.
     /// - Parameters:
     ///   - request: The request.
     ///   - destination: Where to put the body; replaced if it exists.
@@ -265,22 +273,57 @@ public final class Client: Sendable {
     )
         async throws -> ClientResponse<URL>
     {
-        let created = try DownloadFile.createFolders(for: destination, request: request)
+        try await download(request, body: DownloadBody(destination: destination), options: options)
+    }
+
+    /// Goes on with a download an earlier call left unfinished (``ClientError/resumableDownload``),
+    /// perhaps in an earlier run of the program: asks for the rest of the body with `Range` and
+    /// `If-Range`, appends it to the partial file, and moves the file to its destination. If
+    /// the content changed meanwhile (the server answers `200`), the body is fetched whole.
+    /// - Parameters:
+    ///   - resumable: What the failed call returned.
+    ///   - request: The request to send, for its header fields (credentials, say); by default a
+    ///     `GET` of ``ResumableDownload/url``, whose URL it always gets.
+    ///   - options: Per-call settings, such as progress.
+    /// - Returns: The response (a `206` when the rest came), its body the destination's URL.
+    /// - Throws: As ``download(_:to:options:)``; ``ClientError/Code/fileWriteFailed`` when the
+    ///   partial file is gone or cannot be written.
+    @discardableResult
+    public func download(
+        resuming resumable: ResumableDownload, request: HTTPRequest? = nil, options: RequestOptions = RequestOptions()
+    ) async throws -> ClientResponse<URL> {
+        var request = request ?? HTTPRequest(url: resumable.url)
+        request.url = resumable.url
+        return try await download(request, body: DownloadBody(resuming: resumable, request: request), options: options)
+    }
+
+    private func download(
+        _ request: HTTPRequest, body: DownloadBody, options: RequestOptions
+    ) async throws
+        -> ClientResponse<URL>
+    {
+        let created = try DownloadFile.createFolders(for: body.destination, request: request)
         var succeeded = false
         defer { if !succeeded { DownloadFile.removeFolders(created) } }
-        // Attempts write here; the file reaches `destination` only when the call succeeds.
-        let partial = destination.deletingLastPathComponent()
-            .appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString).download")
-        defer { try? FileManager.default.removeItem(at: partial) }
-        let response = try await execute(
-            request, options: options.applying(request), mode: FileBodyMode(destination: partial))
-        // rename(2) replaces an existing file atomically (FileManager.replaceItemAt on Linux
-        // removes the original and can then fail, losing both).
-        guard rename(partial.path, destination.path) == 0 else {
-            throw ClientError(
-                .fileWriteFailed,
-                "cannot move the response body to \(destination.path): \(String(cString: strerror(errno)))",
-                request: response.request, response: response.head)
+        let options = options.applying(request)
+        let response: ClientResponse<FileBodyMode.Written>
+        do {
+            response = try await execute(request, options: options, mode: FileBodyMode(body: body))
+        } catch var error as ClientError {
+            error.resumableDownload = body.finish(failed: options.keepsPartialDownload)
+            // A kept partial file needs its folder.
+            if error.resumableDownload != nil { succeeded = true }
+            throw error
+        } catch {
+            _ = body.finish(failed: false)
+            throw error
+        }
+        let destination: URL
+        do {
+            destination = try body.commit()
+        } catch {
+            _ = body.finish(failed: false)
+            throw error
         }
         succeeded = true
         return response.map { _ in destination }

@@ -49,6 +49,11 @@ public struct RequestOptions: Sendable {
     /// decorates a transport declares its keys and, usually, a typed property over this
     /// store; the client only passes it on.
     public var requestOptions: HTTPRequest.Options
+    /// Whether a download that fails after writing part of a body it could resume keeps the
+    /// partial file and returns it in ``ClientError/resumableDownload`` (for
+    /// ``Client/download(resuming:request:options:)``); `false` by default: a failed download
+    /// leaves nothing behind.
+    public var keepsPartialDownload = false
 
     /// Creates options.
     /// - Parameters:

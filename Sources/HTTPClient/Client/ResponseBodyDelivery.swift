@@ -15,6 +15,10 @@ protocol ResponseBodyMode: Sendable {
     /// Whether the whole body is read at once, so the transport may return it complete.
     var awaitsWholeBody: Bool { get }
 
+    /// Changes an attempt's request, after the interceptors: a download asks for the rest of a
+    /// body an earlier attempt cut.
+    func prepare(_ request: inout HTTPRequest)
+
     /// Reads `response`'s body as this mode asks.
     /// - Parameters:
     ///   - response: What the transport returned.
@@ -35,6 +39,7 @@ protocol ResponseBodyMode: Sendable {
 
 extension ResponseBodyMode {
     var deadlineCoversBody: Bool { true }
+    func prepare(_ request: inout HTTPRequest) {}
     var awaitsWholeBody: Bool { false }
     static func data(of content: Content) -> Data? { nil }
 }
@@ -91,38 +96,47 @@ struct BufferedBodyMode: ResponseBodyMode {
 /// The body in the file at `destination`, moved into place only once complete; a partial
 /// file is removed on failure, and an existing file is replaced only on success.
 struct FileBodyMode: ResponseBodyMode {
-    /// A file written to disk, and its length.
+    /// The file written, and the bytes in it.
     struct Written: Sendable {
         let url: URL
         let byteCount: Int64
     }
 
-    let destination: URL
+    /// The download's body across attempts.
+    let body: DownloadBody
 
     /// As much as may wait for the disk.
     var transportBufferLimit: Int { 64 * 1024 * 1024 }
+
+    /// Asks for the rest of a body an earlier attempt cut.
+    func prepare(_ request: inout HTTPRequest) { body.ask(&request) }
 
     nonisolated(nonsending) func receive(
         _ response: TransportResponse, request: HTTPRequest, progress: ProgressDestination?,
         scheduler: DeadlineScheduler
     ) async throws -> Written {
-        var meter = DownloadMeter(
-            expected: response.body == nil ? 0 : response.head.decodedBodyLength, progress: progress)
-        let file = try DownloadFile(destination: destination, request: request, response: response.head)
-        do {
-            if let body = response.body {
-                for try await chunk in body.chunks() {
-                    try file.write(chunk)
-                    meter.received(chunk.count)
-                }
-            }
-            let url = try file.commit()
-            meter.finished()
-            return Written(url: url, byteCount: meter.count)
-        } catch {
-            file.discard()
-            throw error
+        let plan = try body.plan(for: response.head, request: request)
+        let file: PartialFile<ClientError>
+        var start: Int64 = 0
+        switch plan {
+        case .body(let bodyFile, let from):
+            file = bodyFile
+            start = from
+        case .other(let otherFile):
+            file = otherFile
         }
+        let isBody = if case .body = plan { true } else { false }
+        let length = response.body == nil ? 0 : response.head.decodedBodyLength
+        var meter = DownloadMeter(expected: length.map { $0 + start }, alreadyReceived: start, progress: progress)
+        if let chunks = response.body {
+            for try await chunk in chunks.chunks() {
+                try file.write(chunk)
+                if isBody { body.wrote(chunk.count) }
+                meter.received(chunk.count)
+            }
+        }
+        meter.finished()
+        return Written(url: URL(fileURLWithPath: file.path), byteCount: meter.count)
     }
 
     static func byteCount(of content: Written) -> Int64? { content.byteCount }
@@ -163,8 +177,9 @@ struct DownloadMeter: Sendable {
     private(set) var count: Int64 = 0
     private let progress: ProgressDestination?
 
-    init(expected: Int64?, progress: ProgressDestination?) {
+    init(expected: Int64?, alreadyReceived: Int64 = 0, progress: ProgressDestination?) {
         self.expected = expected
+        self.count = alreadyReceived
         self.progress = progress
     }
 
