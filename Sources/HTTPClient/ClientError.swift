@@ -56,6 +56,12 @@ public struct ClientError: Error, Sendable, CustomStringConvertible {
         /// decode (`snappy`, say), or is not valid in the coding it names. The response head
         /// is attached. Not retried: the server would send the same.
         public static let contentDecodingFailed = Code("contentDecodingFailed")
+        /// The server's certificate chain failed the ``TrustPolicy``: no pinned public key in
+        /// it. Not retried: the server would show the same chain.
+        public static let serverTrustFailed = Code("serverTrustFailed")
+        /// A transport cannot apply a ``TrustPolicy`` it was given (pins with a transport
+        /// that cannot see the chain): thrown when the transport is made, never ignored.
+        public static let trustPolicyUnsupported = Code("trustPolicyUnsupported")
         /// A validation interceptor rejected the status or content type.
         public static let validationFailed = Code("validationFailed")
         /// The retry policies asked for another attempt but the limit was reached;

@@ -142,6 +142,19 @@ struct SourceExampleTests {
         #expect(try Data(contentsOf: destination) == Data("0123456789".utf8))
     }
 
+    @Test("TrustPolicy")
+    func trustPolicy() throws {
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let policy = TrustPolicy(pins: [
+            try TrustPolicy.Pin("**.example.com", sha256: ["KioqKioqKioqKioqKioqKioqKioqKioqKioqKioqKio="])
+        ])
+        print(policy.pins(for: "api.example.com").count)  // 1
+
+        #expect(printed == ["1"])
+    }
+
     @Test("DigestAuth")
     func digestAuth() async throws {
         let baseURL = try TestServers.httpbin()

@@ -63,6 +63,27 @@ struct TransportContractDownloadTests {
     }
 
     @Test(arguments: ContractTransports.all)
+    func cutFileDownloadResumesWithRangeAndEndsWhole(_ subject: any ContractTransport) async throws {
+        let directory = try TransportFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let destination = directory.appendingPathComponent("resumed.bin")
+        let size = 3_000_000
+        // Cut twice (a reset mid-body), resumed each time with Range and If-Range (the client's
+        // work, whatever the transport).
+        let client = Client(transport: subject.shared, retry: [.transportErrors(max: 3), .attempts(max: 4)])
+        let response = try await client.download(
+            try TransportFixture.request(
+                .get, TransportFixture.fault("/resumable?key=\(UUID().uuidString)&size=\(size)&cuts=2&seed=31")),
+            to: destination)
+        #expect(response.status == .partialContent)
+        #expect(response.metrics.attempts.count == 3)
+        // /resumable's byte p: 7 (p mod 65536) + (p div 65536) + 13 (its version, 1), mod 256.
+        let expected = Data((0..<size).map { UInt8(truncatingIfNeeded: 7 * ($0 & 0xFFFF) + ($0 >> 16) + 13) })
+        #expect(try Data(contentsOf: destination) == expected)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["resumed.bin"])
+    }
+
+    @Test(arguments: ContractTransports.all)
     func truncatedFileDownloadLeavesNoPartialFileAndKeepsTheOldOne(_ subject: any ContractTransport) async throws {
         let directory = try TransportFixture.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

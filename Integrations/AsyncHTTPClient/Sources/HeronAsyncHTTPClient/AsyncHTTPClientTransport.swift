@@ -126,6 +126,30 @@ public final class AsyncHTTPClientTransport: ClientTransport {
         self.init(client: client, owning: true, uploadChunkSize: configuration.uploadChunkSize)
     }
 
+    /// Creates a transport with an `HTTPClient` of its own that applies `trust` to its TLS
+    /// connections (call ``shutdown()`` when done with it), or fails at once with what it
+    /// cannot apply.
+    ///
+    /// Roots of your own (with or without the system's) and a client identity for mutual TLS
+    /// are applied through NIOSSL's `TLSConfiguration`. Pins are not: AsyncHTTPClient 1.37
+    /// makes its TLS connections with NIOSSL's own verification and takes no custom
+    /// verification callback, so this transport never sees a chain to check, and a policy with
+    /// pins fails with ``ClientError/Code/trustPolicyUnsupported``. A server whose chain the
+    /// roots do not verify (an unknown CA, an expired certificate, another host's) fails the
+    /// request with ``ClientError/Code/serverTrustFailed``, which is not retried.
+    /// - Parameters:
+    ///   - configuration: The transport's settings.
+    ///   - trust: The trust policy.
+    /// - Throws: ``ClientError/Code/trustPolicyUnsupported`` for pins;
+    ///   ``ClientError/Code/invalidRequest`` for a certificate or key NIOSSL cannot read, or a
+    ///   policy that trusts no root.
+    public convenience init(configuration: Configuration = Configuration(), trust: TrustPolicy) throws(ClientError) {
+        let client = HTTPClient(
+            eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+            configuration: try Self.clientConfiguration(configuration, trust: trust))
+        self.init(client: client, owning: true, uploadChunkSize: configuration.uploadChunkSize)
+    }
+
     /// Creates a transport over `client`, which the caller owns and shuts down after the last
     /// request (``shutdown()`` leaves it alone).
     ///
@@ -172,6 +196,59 @@ public final class AsyncHTTPClientTransport: ClientTransport {
         // waits for the server (a cancelled download over TLS otherwise reads on for 5 s).
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.shutdownTimeout = Self.timeAmount(configuration.tlsShutdownTimeout)
+        settings.tlsConfiguration = tls
+        return settings
+    }
+
+    /// The settings of ``clientConfiguration(_:)`` with `trust` applied to their TLS settings
+    /// (see ``init(configuration:trust:)``).
+    /// - Parameters:
+    ///   - configuration: The transport's settings.
+    ///   - trust: The trust policy.
+    /// - Returns: The `HTTPClient.Configuration`.
+    /// - Throws: As ``init(configuration:trust:)``.
+    public static func clientConfiguration(
+        _ configuration: Configuration, trust: TrustPolicy
+    ) throws(ClientError)
+        -> HTTPClient.Configuration
+    {
+        var settings = clientConfiguration(configuration)
+        var tls = settings.tlsConfiguration ?? TLSConfiguration.makeClientConfiguration()
+        guard trust.pins.isEmpty else {
+            throw ClientError(
+                .trustPolicyUnsupported,
+                "AsyncHTTPClientTransport cannot check pins (for \(trust.pins.map(\.pattern).joined(separator: ", "))): "
+                    + "AsyncHTTPClient 1.37 verifies TLS connections with NIOSSL's own rules and takes no custom "
+                    + "verification callback")
+        }
+        func read<Value>(_ what: String, _ make: () throws -> Value) throws(ClientError) -> Value {
+            do {
+                return try make()
+            } catch {
+                throw ClientError(.invalidRequest, "NIOSSL cannot read \(what)", underlying: error)
+            }
+        }
+        let roots = try read("a root certificate") {
+            try trust.additionalRoots.map { try NIOSSLCertificate(bytes: Array($0.der), format: .der) }
+        }
+        if !trust.trustsSystemRoots {
+            guard !roots.isEmpty else {
+                throw ClientError(.invalidRequest, "the trust policy trusts neither the system's roots nor any other")
+            }
+            tls.trustRoots = .certificates(roots)
+        } else if !roots.isEmpty {
+            tls.additionalTrustRoots = [.certificates(roots)]
+        }
+        if let identity = trust.clientIdentity {
+            tls.certificateChain = try read("the client certificate chain") {
+                try identity.certificateChain.map {
+                    .certificate(try NIOSSLCertificate(bytes: Array($0.der), format: .der))
+                }
+            }
+            tls.privateKey = try read("the client identity's private key") {
+                .privateKey(try NIOSSLPrivateKey(bytes: Array(identity.privateKeyPEM.utf8), format: .pem))
+            }
+        }
         settings.tlsConfiguration = tls
         return settings
     }

@@ -8,15 +8,19 @@ import Testing
 /// method after `cannotConnect`, so only a failed handshake may be it.
 @Suite("AsyncHTTPClientTransport: TLS errors and what they say was sent")
 struct ErrorMappingTests {
-    @Test("a failed handshake or a certificate refused is cannotConnect, before any head")
+    @Test("a failed handshake is cannotConnect; a certificate refused is serverTrustFailed, never retried")
     func handshakeIsCannotConnect() {
-        let errors: [any Error] = [
-            NIOSSLError.handshakeFailed(.sslError([])), NIOSSLError.unableToValidateCertificate,
-            NIOSSLExtraError.failedToValidateHostname,
-        ]
-        for error in errors {
-            #expect(AsyncHTTPClientTransport.classify(error, headArrived: false, bodyBytes: 0).0 == .cannotConnect)
+        #expect(
+            AsyncHTTPClientTransport.classify(
+                NIOSSLError.handshakeFailed(.sslError([])), headArrived: false, bodyBytes: 0
+            )
+            .0 == .cannotConnect)
+        // A chain the trust roots refuse (TrustPolicyTests meets it on real connections).
+        let refused: [any Error] = [NIOSSLError.unableToValidateCertificate, NIOSSLExtraError.failedToValidateHostname]
+        for error in refused {
+            #expect(AsyncHTTPClientTransport.classify(error, headArrived: false, bodyBytes: 0).0 == .serverTrustFailed)
         }
+        #expect(!RetryPolicy.defaultTransportErrorCodes.contains(.serverTrustFailed))
     }
 
     @Test("a TLS failure after the handshake is connectionLost: the request may have been on its way")

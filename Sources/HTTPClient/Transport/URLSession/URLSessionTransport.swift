@@ -88,6 +88,31 @@ public final class URLSessionTransport: ClientTransport {
     /// ``TransportOptions/idleTimeout``.
     private let timers = DeadlineScheduler()
 
+    /// Creates a transport with its own ephemeral session that applies `trust` to its TLS
+    /// connections, or fails at once when it cannot: a security setting is never ignored.
+    ///
+    /// URLSession on Linux (swift-corelibs-foundation) gives server-trust challenges to no
+    /// delegate and takes no client certificate: there no roots of your own, pins or client
+    /// identity can be applied. This transport does not apply them on Apple platforms yet
+    /// either. So a policy other than ``TrustPolicy/system`` fails with
+    /// ``ClientError/Code/trustPolicyUnsupported`` naming what it holds; use
+    /// `AsyncHTTPClientTransport` (the HeronAsyncHTTPClient package) for roots of your own and
+    /// mutual TLS.
+    /// - Parameters:
+    ///   - trust: The trust policy.
+    ///   - configuration: The transport's settings.
+    /// - Throws: ``ClientError/Code/trustPolicyUnsupported`` for any policy but the system's.
+    public convenience init(trust: TrustPolicy, configuration: Configuration = Configuration()) throws(ClientError) {
+        guard trust == .system else {
+            throw ClientError(
+                .trustPolicyUnsupported,
+                "URLSessionTransport cannot apply \(trust): URLSession on Linux gives server-trust challenges to no "
+                    + "delegate and takes no client certificate, and this transport does not apply a policy on Apple "
+                    + "platforms yet")
+        }
+        self.init(configuration: configuration)
+    }
+
     /// Creates a transport with its own ephemeral session: no cookies, no cache.
     /// - Parameter configuration: The transport's settings.
     public convenience init(configuration: Configuration = Configuration()) {

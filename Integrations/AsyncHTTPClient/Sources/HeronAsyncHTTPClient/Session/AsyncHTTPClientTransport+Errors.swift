@@ -62,15 +62,19 @@ extension AsyncHTTPClientTransport {
             // after cannotConnect): a TLS failure later, such as a server closing without
             // close_notify, ended a connection that may have carried it.
             switch error {
-            case .handshakeFailed, .noCertificateToValidate, .unableToValidateCertificate, .cannotMatchULabel,
-                .cannotFindPeerIP:
+            case .handshakeFailed(let reason) where String(describing: reason).contains("CERTIFICATE_VERIFY_FAILED"):
+                // The chain did not verify (an unknown CA, expired, another host's): not retried.
+                return (.serverTrustFailed, "the server's certificate chain is not trusted (\(reason))")
+            case .noCertificateToValidate, .unableToValidateCertificate:
+                return (.serverTrustFailed, "the server's certificate chain is not trusted")
+            case .handshakeFailed, .cannotMatchULabel, .cannotFindPeerIP:
                 return (.cannotConnect, "the TLS connection could not be established")
             default:
                 return (.connectionLost, lostWhat(headArrived, bodyBytes))
             }
         }
         if let error = error as? NIOSSLExtraError, error == .failedToValidateHostname {
-            return (.cannotConnect, "the TLS connection could not be established")
+            return (.serverTrustFailed, "the server's certificate is for another host")
         }
         if error is BoringSSLError {
             // NIOSSL wraps a failed handshake in handshakeFailed; a bare BoringSSL error comes
