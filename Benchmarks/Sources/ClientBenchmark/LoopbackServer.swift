@@ -30,7 +30,11 @@ final class LoopbackServer {
             "heron-nginx-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(
             at: directory.appendingPathComponent("files"), withIntermediateDirectories: true)
+        // Run as root (CI), nginx's workers would be `nobody`, who may not enter a private
+        // $TMPDIR to read /files/: they stay root then.
+        let user = geteuid() == 0 ? "user root;" : ""
         let config = """
+            \(user)
             worker_processes 1;
             pid \(directory.path)/nginx.pid;
             error_log \(directory.path)/error.log warn;

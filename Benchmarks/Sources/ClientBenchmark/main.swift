@@ -415,6 +415,9 @@ func resumeBenchmark(_ nginx: LoopbackServer) async throws {
             let start = clock.now
             let response = try await client.download(.get("files/big.bin"), to: whole)
             wholeSeconds.append(seconds(clock.now - start))
+            guard response.status == .ok else {
+                throw BenchmarkFailure("nginx answered \(response.status) for the file")
+            }
             return try requireValue(response.head.headerFields[.eTag], "nginx sent no ETag")
         }
         func resume(validator: String) async throws {
