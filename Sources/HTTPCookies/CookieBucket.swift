@@ -4,8 +4,9 @@ import Foundation
 /// in the order they are sent (RFC 6265bis §5.8.3: longer paths first, then older cookies
 /// first), with an index made of plain values that a request scans with no reference counting.
 ///
-/// The index is remade whole after each change (a response's `Set-Cookie` fields, an eviction),
-/// which is rare beside the requests that read it.
+/// The index is remade whole by the first request after a change (a response's `Set-Cookie`
+/// fields, an eviction, an import of thousands): changes are rare beside the requests that read
+/// it, and a batch of them costs one remake.
 struct CookieBucket {
     /// The cookies, in send order.
     private(set) var cookies: [Cookie]
@@ -16,6 +17,8 @@ struct CookieBucket {
     private var paths: [String] = []
     /// Every cookie's `name=value` (the value alone for a nameless cookie), one after another.
     private var pairs: [UInt8] = []
+    /// Whether the index describes ``cookies`` as they are.
+    private var indexed = false
 
     /// What matching a cookie needs: no strings, nothing counted.
     private struct Key {
@@ -33,7 +36,6 @@ struct CookieBucket {
     /// A bucket of `cookies`, already in send order.
     init(_ cookies: [Cookie]) {
         self.cookies = cookies
-        reindex()
     }
 
     var count: Int { cookies.count }
@@ -41,6 +43,7 @@ struct CookieBucket {
 
     /// Remakes the index from ``cookies``.
     private mutating func reindex() {
+        indexed = true
         keys.removeAll(keepingCapacity: true)
         domains.removeAll(keepingCapacity: true)
         paths.removeAll(keepingCapacity: true)
@@ -72,10 +75,10 @@ struct CookieBucket {
         }
     }
 
-    /// Changes the cookies (keeping them in send order is the caller's part), then remakes the
-    /// index.
+    /// Changes the cookies (keeping them in send order is the caller's part); the next request
+    /// remakes the index.
     mutating func update<Result>(_ change: (inout [Cookie]) throws -> Result) rethrows -> Result {
-        defer { reindex() }
+        indexed = false
         return try change(&cookies)
     }
 
@@ -86,6 +89,7 @@ struct CookieBucket {
         _ request: RequestTarget, now: Date, sawExpired: inout Bool,
         _ body: (_ bucket: CookieBucket, _ matched: UnsafeBufferPointer<Int>) -> Result
     ) -> Result? {
+        if !indexed { reindex() }
         let moment = now.timeIntervalSinceReferenceDate
         let (domains, paths) = (domains, paths)
         return withUnsafeTemporaryAllocation(of: Int8.self, capacity: domains.count + paths.count) { verdicts in
@@ -130,7 +134,8 @@ struct CookieBucket {
         }
     }
 
-    /// The `Cookie` field value of the cookies at `matched`: their pairs joined by `"; "`.
+    /// The `Cookie` field value of the cookies at `matched`: their pairs joined by `"; "`. Called
+    /// from the body of ``matches(_:now:sawExpired:_:)``, when the index is fresh.
     func field(_ matched: UnsafeBufferPointer<Int>) -> String {
         var length = 2 * (matched.count - 1)
         for index in matched { length += Int(keys[index].pairEnd - keys[index].pairStart) }

@@ -254,7 +254,11 @@ public final class CookieJar: Sendable {
         cookie.lastAccessed = now
         let key = Self.bucketKey(cookie.domain)
         var bucket = store.buckets.removeValue(forKey: key)?.cookies ?? []
-        if let index = bucket.firstIndex(where: { $0.identity == cookie.identity }) {
+        // Field by field: an `Identity` made for each comparison would copy four strings.
+        if let index = bucket.firstIndex(where: {
+            $0.name == cookie.name && $0.path == cookie.path && $0.hostOnly == cookie.hostOnly
+                && $0.domain == cookie.domain
+        }) {
             cookie.created = bucket[index].created
             bucket[index] = cookie
         } else {
@@ -262,10 +266,13 @@ public final class CookieJar: Sendable {
             store.lastCreated = max(store.lastCreated, cookie.created)
             // The domain's limit holds at every insertion: a response with thousands of
             // Set-Cookie fields never grows a bucket past it (the least recently used go).
-            let sameDomain = bucket.indices.filter { bucket[$0].domain == cookie.domain }
-            if sameDomain.count >= limits.perDomain,
-                let oldest = sameDomain.min(by: { bucket[$0].lastAccessed < bucket[$1].lastAccessed })
-            {
+            var sameDomain = 0
+            var oldest: Int?
+            for index in bucket.indices where bucket[index].domain == cookie.domain {
+                sameDomain += 1
+                if oldest.map({ bucket[index].lastAccessed < bucket[$0].lastAccessed }) ?? true { oldest = index }
+            }
+            if sameDomain >= limits.perDomain, let oldest {
                 bucket.remove(at: oldest)
                 store.count -= 1
             }

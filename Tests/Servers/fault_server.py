@@ -98,7 +98,8 @@ Endpoints
                               content and its validator change (a new version). `validator=date`
                               sends `Last-Modified` (a day before `Date`) instead of `ETag`;
                               `ranges=no` ignores `Range`; `ranges=wrong_at_R` answers request R
-                              with a 206 starting 1000 bytes past what was asked.
+                              with a 206 starting 1000 bytes past what was asked, and
+                              `ranges=unsatisfiable_at_R` with a 416.
   /resumable-hash?size=N&version=V
                               {"sha256": hex} of version V (1, 2, ...) of /resumable's N bytes.
 
@@ -721,6 +722,12 @@ class FaultHandler(http.server.BaseHTTPRequestHandler):
             if self.headers.get("If-Range", validator) != validator or not 0 <= start < size:
                 start = 0
         self._discard_body()
+        if ranges == f"unsatisfiable_at_{request_number}" and start > 0:
+            self.send_response(416)
+            self.send_header("Content-Range", f"bytes */{size}")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         served = start
         if ranges == f"wrong_at_{request_number}" and start > 0:
             served = min(start + 1000, size - 1)

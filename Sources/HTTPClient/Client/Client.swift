@@ -257,8 +257,8 @@ public final class Client: Sendable {
     /// A body cut short (a reset, a timeout, a lost connection) that the retry policy retries
     /// is not fetched again from its start when the server named a strong validator: the next
     /// attempt asks for the rest with `Range` and `If-Range` (RFC 9110 §14.2, §13.1.5) and
-    /// appends it. A `200` instead of a `206` (the content changed), or a `Content-Range` that
-    /// does not continue what was written, starts the body over. With
+    /// appends it. A `200` instead of a `206` (the content changed), a `Content-Range` that
+    /// does not continue what was written, or a `416`, starts the body over. With
     /// ``RequestOptions/keepsPartialDownload``, a call that fails keeps what it wrote and
     /// returns it in ``ClientError/resumableDownload``, for ``download(resuming:request:options:)``.
     /// - Parameters:

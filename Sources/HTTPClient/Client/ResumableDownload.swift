@@ -188,13 +188,27 @@ final class DownloadBody: Sendable {
 
     /// Decides where `response`'s body goes (RFC 9110 §14.4, §15.3.7).
     /// - Throws: ``ClientError/Code/invalidResponse`` when a `206` does not continue the body
-    ///   written so far; the body then starts over at the next attempt. A file failure.
+    ///   written so far, or the server answers the request for the rest with `416`; the body
+    ///   then starts over at the next attempt. A file failure.
     func plan(for response: HTTPResponse, request: HTTPRequest) throws -> Plan {
         try state.withLock { state throws -> Plan in
             func newFile(_ path: URL) throws(ClientError) -> PartialFile<ClientError> {
                 try PartialFile(destination: path, request: request, response: response)
             }
             let status = response.status.code
+            if status == 416, let asked = state.asked {
+                // The server has no byte past those written (RFC 9110 §15.5.17): the file held
+                // is not a prefix of its content. It starts over, whole, at the next attempt.
+                try state.file?.truncate(to: 0)
+                state.written = 0
+                state.validator = nil
+                throw ClientError(
+                    .invalidResponse,
+                    "the server answered a request for bytes \(asked)- of \(request.url) with 416 (range not "
+                        + "satisfiable, Content-Range '\(response.headerFields[.contentRange] ?? "")'): the download "
+                        + "starts over",
+                    request: request, response: response)
+            }
             guard (200..<300).contains(status), !state.callerRange else {
                 state.other?.discard()
                 let other = try newFile(destination)
