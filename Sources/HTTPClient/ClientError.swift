@@ -139,6 +139,11 @@ public struct ClientError: Error, Sendable, CustomStringConvertible {
     /// that nothing of the request was sent, and the retry rules judge it as a failure
     /// mid-request.
     var followedRedirect = false
+    /// Whether this attempt's failure was a download's answer that cannot continue its partial
+    /// file (a `416`, a `Content-Range` elsewhere), which the body's file was emptied for: the
+    /// next attempt fetches it whole. Any `transportErrors` retry policy retries it, as it retried
+    /// the cut that made the partial file.
+    var restartsDownload = false
 
     /// The most body bytes an error keeps.
     public static let bodyPrefixLimit = 1024

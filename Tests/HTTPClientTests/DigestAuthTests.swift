@@ -238,6 +238,18 @@ struct DigestAuthTests {
         #expect(Set(server.counts).count == 21 && server.counts.count == 21)
     }
 
+    @Test("concurrent first requests challenged with one nonce each send a count of their own")
+    func concurrentFirstRequests() async throws {
+        let server = DigestServer()
+        let (client, _) = Self.client(server)
+        let statuses = try await withThrowingTaskGroup(of: HTTPStatus.self) { group in
+            for _ in 0..<12 { group.addTask { try await client.send(Fixtures.request("x")).status } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(statuses == Array(repeating: .ok, count: 12))
+        #expect(Set(server.counts).count == server.counts.count)
+    }
+
     @Test("the strongest Digest challenge is answered, whatever else the field or other fields offer")
     func strongestChallenge() async throws {
         let server = DigestServer(
@@ -278,6 +290,23 @@ struct DigestAuthTests {
         #expect(refusal?.code == .authenticationFailed)
         #expect(refusal?.message.contains("MD5-sess") == true)
         #expect(otherStub.requests.count == 1)
+    }
+
+    @Test("a kept challenge that cannot be answered does not block the origin: the next request draws a new one")
+    func unanswerableKeptChallenge() async throws {
+        let broken = DigestServer(.init(algorithm: "MD5-sess", qop: nil))
+        let fixed = DigestServer()
+        let switched = Locked(false)
+        let stub = StubTransport(
+            fallback: .handler { request in
+                switched.withLock { $0 } ? fixed.reply(to: request) : broken.reply(to: request)
+            })
+        let client = Fixtures.client(stub, interceptors: [DigestAuth(username: "Mufasa", password: "Circle of Life")])
+        await #expect(throws: ClientError.self) { _ = try await client.send(Fixtures.request("x")) }
+        switched.withLock { $0 = true }
+        let response = try await client.send(Fixtures.request("x"))
+        #expect(response.status == .ok)
+        #expect(response.metrics.attempts.count == 2)
     }
 
     @Test("no answer goes to another origin, and an Authorization field the caller set is left alone")

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPClientTesting
 import HTTPCore
 import TestSupport
 import Testing
@@ -39,14 +40,12 @@ struct ResumableDownloadTests {
         return try #require(json["sha256"])
     }
 
-    /// A client on the fault server retrying cut bodies (and, with `invalid`, a range that does
-    /// not continue) up to `retries` times.
-    static func client(retries: Int, invalid: Bool = true) throws -> Client {
-        var codes = RetryPolicy.defaultTransportErrorCodes
-        if invalid { codes.insert(.invalidResponse) }
-        return Client(
+    /// A client on the fault server retrying cut bodies (the default transport error codes) up
+    /// to `retries` times.
+    static func client(retries: Int) throws -> Client {
+        Client(
             baseURL: try TestServers.faultServer(),
-            retry: [.transportErrors(max: retries, codes: codes), .attempts(max: retries + 1)])
+            retry: [.transportErrors(max: retries), .attempts(max: retries + 1)])
     }
 
     static func outcomes(_ attempts: [ClientError.Attempt]) -> [String] {
@@ -111,21 +110,37 @@ struct ResumableDownloadTests {
         let folder = try Folder()
         let size = 4 << 20
         let destination = folder.url.appendingPathComponent("file.bin")
-        let path = "resumable?key=\(Self.key("wrong"))&size=\(size)&cuts=1&seed=15&ranges=wrong_at_2"
-        let response = try await Self.client(retries: 5).download(.get(path), to: destination)
+        let path = "resumable?size=\(size)&cuts=1&seed=15&ranges=wrong_at_2"
+        // The default transport error codes: a restart is retried as the cut before it was.
+        let response = try await Self.client(retries: 5).download(
+            .get(path + "&key=\(Self.key("wrong"))"), to: destination)
         let outcomes = Self.outcomes(response.metrics.attempts)
-        #expect(outcomes.count == 3 && outcomes[1] == "invalidResponse" && outcomes[2] == "200")
+        #expect(outcomes == ["truncatedBody", "invalidResponse", "200"])
         #expect(try await Self.sha256(destination) == (try await Self.expectedHash(size: size)))
 
-        // With a policy that does not retry it, the call fails, and leaves nothing behind.
+        // With no retry left for it, the call fails, and leaves nothing behind.
         let other = folder.url.appendingPathComponent("other.bin")
         let error = await #expect(throws: ClientError.self) {
-            _ = try await Self.client(retries: 5, invalid: false).download(
-                .get("resumable?key=\(Self.key("wrong"))&size=\(size)&cuts=1&seed=15&ranges=wrong_at_2"), to: other)
+            _ = try await Self.client(retries: 1).download(.get(path + "&key=\(Self.key("wrong"))"), to: other)
         }
-        #expect(error?.code == .invalidResponse)
-        #expect(error?.message.contains("does not continue") == true)
+        #expect(error?.attempts.count == 2)
+        #expect(
+            error?.underlying.map { "\($0)" }?.contains("does not continue") == true
+                || error?.message.contains("does not continue") == true)
         #expect(folder.contents == ["file.bin"])
+    }
+
+    @Test("a 206 that stops short of the end (a server capping its ranges) is followed by requests for the rest")
+    func shortRanges() async throws {
+        let folder = try Folder()
+        let size = 3 << 20
+        let destination = folder.url.appendingPathComponent("file.bin")
+        let path = "resumable?key=\(Self.key("capped"))&size=\(size)&cuts=1&seed=19&range_cap=\(1 << 20)"
+        let response = try await Self.client(retries: 6).download(.get(path), to: destination)
+        let outcomes = Self.outcomes(response.metrics.attempts)
+        #expect(outcomes.first == "truncatedBody" && outcomes.last == "206")
+        #expect(outcomes.dropFirst().dropLast().allSatisfy { $0 == "truncatedBody" })
+        #expect(try await Self.sha256(destination) == (try await Self.expectedHash(size: size)))
     }
 
     @Test("a 416 to the request for the rest fails the attempt (invalidResponse) and the body starts over")
@@ -168,6 +183,63 @@ struct ResumableDownloadTests {
         #expect(folder.contents == [resumable.partialFile.lastPathComponent])
         try resumable.discard()
         #expect(folder.contents.isEmpty)
+    }
+
+    @Test("a resume that fails keeps the partial file and returns it again, grown")
+    func failedResumeKeepsPartial() async throws {
+        let folder = try Folder()
+        let size = 4 << 20
+        let destination = folder.url.appendingPathComponent("file.bin")
+        var options = RequestOptions()
+        options.keepsPartialDownload = true
+        // Requests 1 and 2 of the key are cut: the first call, then its resume, fail.
+        let path = "resumable?key=\(Self.key("twice"))&size=\(size)&cuts=2&seed=20"
+        let first = await #expect(throws: ClientError.self) {
+            _ = try await Self.client(retries: 0).download(.get(path), to: destination, options: options)
+        }
+        let resumable = try #require(first?.resumableDownload)
+        let second = await #expect(throws: ClientError.self) {
+            _ = try await Self.client(retries: 0).download(resuming: resumable)
+        }
+        let again = try #require(second?.resumableDownload)
+        #expect(again.partialFile == resumable.partialFile)
+        #expect(again.byteCount > resumable.byteCount)
+        let response = try await Self.client(retries: 0).download(resuming: again)
+        #expect(response.status == .partialContent)
+        #expect(try await Self.sha256(destination) == (try await Self.expectedHash(size: size)))
+        #expect(folder.contents == ["file.bin"])
+    }
+
+    @Test(
+        "a resume of a body that came from another origin drops the request's credentials; a partial file elsewhere is refused"
+    )
+    func resumeRules() async throws {
+        let folder = try Folder()
+        let partial = folder.url.appendingPathComponent(".file.bin.partial")
+        try Data("01234".utf8).write(to: partial)
+        let resumable = ResumableDownload(
+            url: URL(string: "https://cdn.example/file.bin")!,
+            destination: folder.url.appendingPathComponent("file.bin"),
+            partialFile: partial, byteCount: 5, expectedByteCount: 10, validator: "\"v1\"")
+        let stub = StubTransport(fallback: .status(.notFound))
+        let client = Client(transport: stub, retry: .none)
+        var request = HTTPRequest(url: URL(string: "https://api.example/file.bin")!)
+        try request.headerFields.set(.authorization, "Bearer secret")
+        try request.headerFields.set(.accept, "application/octet-stream")
+        _ = try await client.download(resuming: resumable, request: request)
+        let sent = try #require(stub.requests.first)
+        #expect(sent.url == resumable.url)
+        #expect(sent.headerFields[.authorization] == nil && sent.headerFields[.accept] == "application/octet-stream")
+        #expect(sent.headerFields[.range] == "bytes=5-" && sent.headerFields[.ifRange] == "\"v1\"")
+        // A 404 is not the body: it went to the destination, and the partial file stays.
+        #expect(FileManager.default.fileExists(atPath: partial.path))
+
+        let elsewhere = ResumableDownload(
+            url: resumable.url, destination: FileManager.default.temporaryDirectory.appendingPathComponent("x.bin"),
+            partialFile: partial, byteCount: 5, expectedByteCount: 10, validator: "\"v1\"")
+        let error = await #expect(throws: ClientError.self) { _ = try await client.download(resuming: elsewhere) }
+        #expect(error?.code == .invalidRequest)
+        #expect(FileManager.default.fileExists(atPath: partial.path))
     }
 
     @Test("a resumable download taken up by another client, after a JSON round trip, asks for the rest")

@@ -52,8 +52,12 @@ struct TrustPolicyTests {
         let one = try TrustPolicy.Pin("*.example.com", sha256: hash)
         #expect(one.matches("api.example.com") && !one.matches("a.b.example.com") && !one.matches("example.com"))
         let any = try TrustPolicy.Pin("**.example.com", sha256: hash)
+        #expect(try TrustPolicy.Pin("xn--bcher-kva.de", sha256: hash).matches("XN--BCHER-KVA.DE"))
         #expect(any.matches("a.b.example.com") && any.matches("example.com") && !any.matches("badexample.com"))
-        for bad in ["", "*.com", "a.*.example.com", "ex*ample.com", "example..com"] {
+        for bad in [
+            "", "*.com", "a.*.example.com", "ex*ample.com", "example..com", "https://example.com", "example.com:443",
+            " example.com", "b\u{FC}cher.de",
+        ] {
             #expect(throws: ClientError.self, "\(bad)") { _ = try TrustPolicy.Pin(bad, sha256: hash) }
         }
         #expect(throws: ClientError.self) { _ = try TrustPolicy.Pin("example.com", sha256: []) }

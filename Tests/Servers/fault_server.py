@@ -99,7 +99,9 @@ Endpoints
                               sends `Last-Modified` (a day before `Date`) instead of `ETag`;
                               `ranges=no` ignores `Range`; `ranges=wrong_at_R` answers request R
                               with a 206 starting 1000 bytes past what was asked, and
-                              `ranges=unsatisfiable_at_R` with a 416.
+                              `ranges=unsatisfiable_at_R` with a 416; `range_cap=B` sends at most
+                              B bytes in a 206 (its Content-Range says so), as servers capping
+                              their ranges do.
   /resumable-hash?size=N&version=V
                               {"sha256": hex} of version V (1, 2, ...) of /resumable's N bytes.
 
@@ -731,13 +733,16 @@ class FaultHandler(http.server.BaseHTTPRequestHandler):
         served = start
         if ranges == f"wrong_at_{request_number}" and start > 0:
             served = min(start + 1000, size - 1)
+        end = size
+        if start > 0 and query.has("range_cap"):
+            end = min(size, served + query.integer("range_cap", low=1))
         self.send_response(206 if start > 0 else 200)
         self.send_header("Content-Type", "application/octet-stream")
         self.send_header("Accept-Ranges", "bytes")
         self.send_header("Last-Modified" if use_date else "ETag", validator)
-        self.send_header("Content-Length", str(size - served))
+        self.send_header("Content-Length", str(end - served))
         if start > 0:
-            self.send_header("Content-Range", f"bytes {served}-{size - 1}/{size}")
+            self.send_header("Content-Range", f"bytes {served}-{end - 1}/{size}")
         self.end_headers()
         if self.command == "HEAD":
             return
@@ -748,7 +753,7 @@ class FaultHandler(http.server.BaseHTTPRequestHandler):
         if request_number <= cuts and size - served > 1:
             points = sorted(random.Random(query.text("seed", "0")).sample(range(1, size), min(cuts, size - 1)))
             cut = min(max(points[request_number - 1], served + 1), size - 1)
-        self._write_versioned(version, served, size if cut is None else cut)
+        self._write_versioned(version, served, end if cut is None else min(cut, end))
         if cut is not None:
             self.wfile.flush()
             self._reset()

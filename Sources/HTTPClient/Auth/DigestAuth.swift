@@ -92,10 +92,20 @@ public final class DigestAuth: SynchronousInterceptor {
                 return (session.challenge, session.count)
             })
         else { return }
-        let field = try authorization(answering: challenge, count: count, cnonce: makeClientNonce(), for: request)
-        try request.headerFields.set(.authorization, field)
         // The challenge is this request's own when one of its attempts' 401 brought it.
-        context.values[Answered.self] = context.values[Received.self] == challenge.nonce
+        let own = context.values[Received.self] == challenge.nonce
+        let field: String
+        do {
+            field = try authorization(answering: challenge, count: count, cnonce: makeClientNonce(), for: request)
+        } catch  where !own && challenge.qop != "auth-int" {
+            // A challenge kept from another request that cannot be answered (a -sess algorithm
+            // without qop): sent without, the request's own 401 brings the server's challenge
+            // now. (One asking for auth-int over a body not in memory fails at once: a body that
+            // cannot be hashed now cannot be later either.)
+            return
+        }
+        try request.headerFields.set(.authorization, field)
+        context.values[Answered.self] = own
     }
 
     /// On a `401` with a `Digest` challenge: keeps the challenge and asks for a retry, or fails
@@ -124,7 +134,11 @@ public final class DigestAuth: SynchronousInterceptor {
                 "the server's Digest challenges name no algorithm this client knows: \(names.joined(separator: ", "))"
                     + " (known: SHA-512-256, SHA-256, MD5, and their -sess forms; RFC 7616 §3.2)")
         }
-        sessions.withLock { $0[origin] = Session(challenge: challenge) }
+        // The same nonce again keeps its count: a count already sent is a replay (§3.5).
+        sessions.withLock { sessions in
+            let count = sessions[origin].flatMap { $0.challenge.nonce == challenge.nonce ? $0.count : nil } ?? 0
+            sessions[origin] = Session(challenge: challenge, count: count)
+        }
         context.values[Received.self] = challenge.nonce
         let rounds = (context.values[Rounds.self] ?? 0) + 1
         context.values[Rounds.self] = rounds

@@ -280,10 +280,17 @@ public final class Client: Sendable {
     /// perhaps in an earlier run of the program: asks for the rest of the body with `Range` and
     /// `If-Range`, appends it to the partial file, and moves the file to its destination. If
     /// the content changed meanwhile (the server answers `200`), the body is fetched whole.
+    ///
+    /// A resume that fails keeps the partial file and returns it again in
+    /// ``ClientError/resumableDownload`` (``RequestOptions/keepsPartialDownload`` is always on
+    /// here); one that ends with an answer that is not the body (a `404`, written to the
+    /// destination as ``download(_:to:options:)`` writes it) leaves the partial file in place.
     /// - Parameters:
     ///   - resumable: What the failed call returned.
     ///   - request: The request to send, for its header fields (credentials, say); by default a
-    ///     `GET` of ``ResumableDownload/url``, whose URL it always gets.
+    ///     `GET` of ``ResumableDownload/url``, whose URL it always gets. When that URL is of
+    ///     another origin than the request's (the body came through a redirect), its
+    ///     `Authorization`, `Cookie` and `Proxy-Authorization` fields are dropped.
     ///   - options: Per-call settings, such as progress.
     /// - Returns: The response (a `206` when the rest came), its body the destination's URL.
     /// - Throws: As ``download(_:to:options:)``; ``ClientError/Code/fileWriteFailed`` when the
@@ -293,7 +300,17 @@ public final class Client: Sendable {
         resuming resumable: ResumableDownload, request: HTTPRequest? = nil, options: RequestOptions = RequestOptions()
     ) async throws -> ClientResponse<URL> {
         var request = request ?? HTTPRequest(url: resumable.url)
+        // The body may have come from another origin than the request named (a redirect to a
+        // CDN): credentials go only where the request was for, as a redirect would drop them.
+        if !RedirectFollower.sameOrigin(request.url, resumable.url) {
+            for name in [HTTPFieldName.authorization, .cookie, .proxyAuthorization] {
+                request.headerFields.remove(name)
+            }
+        }
         request.url = resumable.url
+        // What the caller holds stays held: a resume that fails keeps the partial file.
+        var options = options
+        options.keepsPartialDownload = true
         return try await download(request, body: DownloadBody(resuming: resumable, request: request), options: options)
     }
 
@@ -320,7 +337,7 @@ public final class Client: Sendable {
         }
         let destination: URL
         do {
-            destination = try body.commit()
+            destination = try body.commit(keepingPartial: options.keepsPartialDownload)
         } catch {
             _ = body.finish(failed: false)
             throw error

@@ -135,6 +135,7 @@ struct FileBodyMode: ResponseBodyMode {
                 meter.received(chunk.count)
             }
         }
+        if isBody { try body.checkComplete(request: request, response: response.head) }
         meter.finished()
         return Written(url: URL(fileURLWithPath: file.path), byteCount: meter.count)
     }

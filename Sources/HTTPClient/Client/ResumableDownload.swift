@@ -142,6 +142,17 @@ final class DownloadBody: Sendable {
 
     /// A body going on from `resumable`'s partial file.
     init(resuming resumable: ResumableDownload, request: HTTPRequest) throws(ClientError) {
+        // The finished file is moved with rename(2), which works within one file system only.
+        guard
+            resumable.partialFile.deletingLastPathComponent().standardizedFileURL.path
+                == resumable.destination.deletingLastPathComponent().standardizedFileURL.path
+        else {
+            throw ClientError(
+                .invalidRequest,
+                "the partial file \(resumable.partialFile.path) is not in the folder of the destination "
+                    + "\(resumable.destination.path), where it is moved to when complete",
+                request: request)
+        }
         destination = resumable.destination
         let file = try PartialFile<ClientError>(
             resuming: resumable.partialFile.path, destination: resumable.destination
@@ -171,9 +182,17 @@ final class DownloadBody: Sendable {
             }
             guard state.written > 0, let validator = state.validator, state.expected.map({ state.written < $0 }) ?? true
             else { return }
-            try? request.headerFields.set(.range, "bytes=\(state.written)-")
-            try? request.headerFields.set(.ifRange, validator)
-            try? request.headerFields.set(.acceptEncoding, "identity")
+            // All three, or none: a Range without its If-Range could append other content.
+            var asking = request.headerFields
+            do {
+                try asking.set(.range, "bytes=\(state.written)-")
+                try asking.set(.ifRange, validator)
+                try asking.set(.acceptEncoding, "identity")
+            } catch {
+                state.validator = nil
+                return
+            }
+            request.headerFields = asking
             state.asked = state.written
         }
     }
@@ -202,12 +221,14 @@ final class DownloadBody: Sendable {
                 try state.file?.truncate(to: 0)
                 state.written = 0
                 state.validator = nil
-                throw ClientError(
+                var error = ClientError(
                     .invalidResponse,
                     "the server answered a request for bytes \(asked)- of \(request.url) with 416 (range not "
                         + "satisfiable, Content-Range '\(response.headerFields[.contentRange] ?? "")'): the download "
                         + "starts over",
                     request: request, response: response)
+                error.restartsDownload = true
+                throw error
             }
             guard (200..<300).contains(status), !state.callerRange else {
                 state.other?.discard()
@@ -234,12 +255,14 @@ final class DownloadBody: Sendable {
                     try file.truncate(to: 0)
                     state.written = 0
                     state.validator = nil
-                    throw ClientError(
+                    var error = ClientError(
                         .invalidResponse,
                         "the server answered a request for bytes \(asked)- of \(request.url) with "
                             + "Content-Range '\(response.headerFields[.contentRange] ?? "")', which does not continue "
                             + "the \(asked) bytes written: the download starts over",
                         request: request, response: response)
+                    error.restartsDownload = true
+                    throw error
                 }
                 try file.truncate(to: asked)
                 state.written = asked
@@ -261,15 +284,33 @@ final class DownloadBody: Sendable {
     /// Counts bytes written to the body's file.
     func wrote(_ count: Int) { state.withLock { $0.written += Int64(count) } }
 
-    /// Moves the last answer's file to the destination.
+    /// After an attempt's body: fails with ``ClientError/Code/truncatedBody`` when the body's
+    /// file holds fewer bytes than the whole body (a `206` that stopped short of the end, as a
+    /// server capping its ranges sends), so a retry asks for the rest rather than the call
+    /// ending with part of the file.
+    func checkComplete(request: HTTPRequest, response: HTTPResponse) throws {
+        let (written, expected) = state.withLock { ($0.written, $0.expected) }
+        guard let expected, written < expected else { return }
+        throw ClientError(
+            .truncatedBody, "the body of \(request.url) holds \(written) of its \(expected) bytes after this answer",
+            request: request, response: response)
+    }
+
+    /// Moves the last answer's file to the destination. When that answer was not the body (a
+    /// `404`'s text), the body's partial file stays for a later resume if `keep` asks for it and
+    /// it can be resumed; otherwise it is removed.
     /// - Returns: The destination.
     /// - Throws: ``ClientError/Code/fileWriteFailed``.
-    func commit() throws -> URL {
+    func commit(keepingPartial keep: Bool) throws -> URL {
         try state.withLock { state throws -> URL in
             guard let file = state.lastWasOther ? state.other : state.file else {
                 throw ClientError(.fileWriteFailed, "the download wrote no file for \(destination.path)")
             }
-            return try file.commit()
+            let destination = try file.commit()
+            if state.lastWasOther, let body = state.file {
+                if keep, state.written > 0, state.validator != nil { body.keep() } else { body.discard() }
+            }
+            return destination
         }
     }
 

@@ -214,7 +214,9 @@ public struct RetryStack: Sendable, ExpressibleByArrayLiteral, CustomStringConve
         for index in policies.indices {
             switch policies[index].rule {
             case .transportErrors(let max, let codes):
-                guard case .failure(let error) = outcome, codes.contains(error.code) else { continue }
+                guard case .failure(let error) = outcome, codes.contains(error.code) || error.restartsDownload else {
+                    continue
+                }
                 return (index, .retry(max: max, retryAfter: nil))
             case .statuses(let statuses, let max, let honor, let limit):
                 guard case .response(let head, _) = outcome, statuses.contains(head.status.code),

@@ -84,15 +84,23 @@ public struct TrustPolicy: Sendable, Hashable, CustomStringConvertible {
 
         /// Pins `hashes` (base64, with or without OkHttp's `sha256/` prefix) for `pattern`.
         /// - Parameters:
-        ///   - pattern: The host pattern.
+        ///   - pattern: The host pattern: letters, digits, `-` and `.` (an internationalized
+        ///     name in its `xn--` form), a wildcard label first.
         ///   - hashes: The base64 SHA-256 digests of SubjectPublicKeyInfo structures.
-        /// - Throws: ``ClientError/Code/invalidRequest`` for an empty pattern, a wildcard
-        ///   anywhere but the first label, no hash, or one that is not 32 bytes of base64.
+        /// - Throws: ``ClientError/Code/invalidRequest`` for an empty pattern, another
+        ///   character (a scheme, a port, a space), a wildcard anywhere but the first label, no
+        ///   hash, or one that is not 32 bytes of base64.
         public init(_ pattern: String, sha256 hashes: [String]) throws(ClientError) {
             let pattern = pattern.lowercased()
             let labels = pattern.split(separator: ".", omittingEmptySubsequences: false)
             let wildcard = labels.first == "*" || labels.first == "**"
-            guard labels.allSatisfy({ !$0.isEmpty }),
+            // Host characters only (an IDN in its xn-- form): a URL, a port or a space would
+            // make a pattern that never matches, leaving its host unpinned.
+            let hostCharacters = pattern.utf8.allSatisfy { byte in
+                (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte) || byte == UInt8(ascii: "-")
+                    || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "*")
+            }
+            guard hostCharacters, labels.allSatisfy({ !$0.isEmpty }),
                 labels.dropFirst(wildcard ? 1 : 0).allSatisfy({ !$0.contains("*") }),
                 !wildcard || labels.count >= 3
             else {
