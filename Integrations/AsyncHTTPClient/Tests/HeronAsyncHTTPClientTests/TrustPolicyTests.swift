@@ -69,7 +69,7 @@ struct TrustPolicyTests {
         }
     }
 
-    @Test("mutual TLS: the client identity gets through; without it the server refuses")
+    @Test("mutual TLS: the client identity gets through; without it the server refuses, authenticationFailed, once")
     func mutualTLS() async throws {
         let info = try Self.info()
         let identity = try TrustPolicy.ClientIdentity(
@@ -81,9 +81,12 @@ struct TrustPolicyTests {
         let response = try await Self.get(try Self.url("mutual"), trust: policy)
         #expect(response.status == .ok)
 
-        await #expect(throws: ClientError.self) {
+        let refused = await #expect(throws: ClientError.self) {
             _ = try await Self.get(try Self.url("mutual"), trust: TrustPolicy(additionalRoots: [try Self.privateCA()]))
         }
+        // The server's TLS alert (certificate required) is an authentication failure: not retried.
+        #expect(refused?.code == .authenticationFailed, "\(String(describing: refused))")
+        #expect(refused?.attempts.count ?? 0 <= 1)
     }
 
     @Test("pins cannot be checked through AsyncHTTPClient 1.37: the transport refuses them when made, typed")

@@ -39,6 +39,19 @@ extension AsyncHTTPClientTransport {
         return ClientError(code, "\(what) (\(error))", request: request, response: response, underlying: error)
     }
 
+    /// The TLS alerts a server sends about the client's certificate (RFC 8446 §6.2), as
+    /// BoringSSL names them in its errors.
+    static let clientCertificateAlerts = [
+        "ALERT_CERTIFICATE_REQUIRED", "ALERT_BAD_CERTIFICATE", "ALERT_UNKNOWN_CA", "ALERT_CERTIFICATE_UNKNOWN",
+        "ALERT_CERTIFICATE_REVOKED", "ALERT_CERTIFICATE_EXPIRED", "ALERT_UNSUPPORTED_CERTIFICATE",
+    ]
+
+    /// The client-certificate alert named in `error`, if any.
+    static func clientCertificateAlert(in error: any Error) -> String? {
+        let text = String(describing: error)
+        return clientCertificateAlerts.first { text.contains($0) }
+    }
+
     /// The ``ClientError/Code`` and a description for an AsyncHTTPClient or SwiftNIO error.
     static func classify(_ error: any Error, headArrived: Bool, bodyBytes: Int64) -> (ClientError.Code, String) {
         if let error = error as? HTTPClientError { return classify(error, headArrived: headArrived, bodyBytes) }
@@ -56,6 +69,11 @@ extension AsyncHTTPClientTransport {
         }
         if error is NIOConnectionError || error is SocketAddressError {
             return (.cannotConnect, "no connection to the host could be made")
+        }
+        // The server refused this client's certificate (or its absence) with a TLS alert: during
+        // the handshake under TLS 1.2, at the first read under TLS 1.3. Permanent, not retried.
+        if error is NIOSSLError || error is BoringSSLError, let alert = clientCertificateAlert(in: error) {
+            return (.authenticationFailed, "the server refused the client certificate (TLS alert \(alert))")
         }
         if let error = error as? NIOSSLError {
             // Only a failed handshake sent no byte of the request (the client retries a POST
