@@ -31,6 +31,18 @@ package enum HTTPToken {
         return nil
     }
 
+    /// `text` as a quoted-string (RFC 9110 §5.6.4): in `"`, each `"` and `\` escaped. Escaped
+    /// per scalar, not per Character: a quote followed by a combining mark is one Character but
+    /// must still be escaped.
+    package static func quotedString(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            if scalar == "\"" || scalar == "\\" { out += "\\" }
+            out.unicodeScalars.append(scalar)
+        }
+        return out + "\""
+    }
+
     /// `byte` as two uppercase hex digits, such as `0x0D`.
     static func hex(_ byte: UInt8) -> String {
         let digits = String(byte, radix: 16, uppercase: true)

@@ -159,18 +159,9 @@ public struct MediaType: Hashable, Sendable, CustomStringConvertible {
         var out = essence
         for parameter in parameters {
             out += "; \(parameter.name)="
-            if HTTPToken.problem(in: parameter.value) == nil {
-                out += parameter.value
-            } else {
-                out += "\""
-                // Escape per scalar, not per Character: a quote followed by a combining mark
-                // is one Character but must still be escaped (RFC 9110 §5.6.4).
-                for scalar in parameter.value.unicodeScalars {
-                    if scalar == "\"" || scalar == "\\" { out += "\\" }
-                    out.unicodeScalars.append(scalar)
-                }
-                out += "\""
-            }
+            out +=
+                HTTPToken.problem(in: parameter.value) == nil
+                ? parameter.value : HTTPToken.quotedString(parameter.value)
         }
         return out
     }

@@ -39,7 +39,7 @@ struct LargeUploadTests {
 
     @Test func oneGibibyteFileArrivesIntactWithPeakMemoryUnder64MiBAboveBaseline() async throws {
         let upload = try #require(Self.upload, "the suite's LargeUploadFile trait did not run")
-        let expected = try await Self.sha256(of: [upload.file])
+        let expected = try await FileDigest.sha256(of: [upload.file])
 
         let report = try await Self.runProbe(upload.file, attachment: "upload-probe-report.json")
         #expect(report.status == 200)
@@ -68,7 +68,7 @@ struct LargeUploadTests {
         let suffix = upload.folder.appendingPathComponent("form-suffix.bin")
         try form.prefix.write(to: prefix)
         try form.suffix.write(to: suffix)
-        #expect(report.sha256 == (try await Self.sha256(of: [prefix, upload.file, suffix])))
+        #expect(report.sha256 == (try await FileDigest.sha256(of: [prefix, upload.file, suffix])))
         #expect(
             report.peakRSSGrowth < Self.peakGrowthLimit,
             "peak RSS grew by \(report.peakRSSGrowth >> 20) MiB above a baseline of \(report.baselineRSS >> 20) MiB")
@@ -89,16 +89,6 @@ struct LargeUploadTests {
         try #require(output.status == 0, "\(probeName) exited with \(output.status): \(errors)")
         Attachment.record(Array(output.standardOutput), named: attachment)
         return try JSONDecoder().decode(UploadProbeReport.self, from: output.standardOutput)
-    }
-
-    /// The SHA-256 of the files at `urls` read one after the other, in lowercase hex, from
-    /// `cat` piped into `sha256sum`.
-    private static func sha256(of urls: [URL]) async throws -> String {
-        let output = try await runGently("/bin/sh", ["-c", #"cat -- "$@" | sha256sum"#, "sh"] + urls.map(\.path))
-        try #require(output.status == 0, "sha256sum failed: \(String(decoding: output.standardError, as: UTF8.self))")
-        let digest = String(decoding: output.standardOutput.prefix(64), as: UTF8.self)
-        try #require(digest.count == 64 && digest.allSatisfy(\.isHexDigit), "sha256sum printed \(digest)")
-        return digest
     }
 
     /// Runs a program found on the `PATH` (at the lower priority every ``ExternalProcess``

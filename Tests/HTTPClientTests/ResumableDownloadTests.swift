@@ -25,13 +25,6 @@ struct ResumableDownloadTests {
 
     static func key(_ name: String) -> String { "\(name)-\(UUID().uuidString)" }
 
-    /// The SHA-256 of `file`, from `sha256sum`.
-    static func sha256(_ file: URL) async throws -> String {
-        let output = try await ExternalProcess.run("/usr/bin/env", ["sha256sum", file.path])
-        try #require(output.status == 0, "sha256sum failed: \(String(decoding: output.standardError, as: UTF8.self))")
-        return String(decoding: output.standardOutput.prefix(64), as: UTF8.self)
-    }
-
     /// The SHA-256 of version `version` of `/resumable`'s `size` bytes, as the server computes it.
     static func expectedHash(size: Int, version: Int = 1) async throws -> String {
         let response = try await Client(baseURL: try TestServers.faultServer())
@@ -63,7 +56,7 @@ struct ResumableDownloadTests {
             .get("resumable?key=\(Self.key("etag"))&size=\(size)&cuts=3&seed=11"), to: destination)
         #expect(Self.outcomes(response.metrics.attempts).count == 4)
         #expect(Self.outcomes(response.metrics.attempts).last == "206")
-        #expect(try await Self.sha256(destination) == (try await Self.expectedHash(size: size)))
+        #expect(try await FileDigest.sha256(of: [destination]) == (try await Self.expectedHash(size: size)))
         #expect(folder.contents == ["file.bin"])
     }
 
@@ -78,7 +71,7 @@ struct ResumableDownloadTests {
         // 4: resumed from version 2.
         #expect(Self.outcomes(response.metrics.attempts).count == 4)
         #expect(response.status == .partialContent)
-        #expect(try await Self.sha256(destination) == (try await Self.expectedHash(size: size, version: 2)))
+        #expect(try await FileDigest.sha256(of: [destination]) == (try await Self.expectedHash(size: size, version: 2)))
     }
 
     @Test("Last-Modified a day before Date is a strong validator: the body resumes on it")
@@ -90,7 +83,7 @@ struct ResumableDownloadTests {
             .get("resumable?key=\(Self.key("date"))&size=\(size)&cuts=2&seed=13&validator=date"), to: destination)
         #expect(Self.outcomes(response.metrics.attempts).count == 3)
         #expect(response.status == .partialContent)
-        #expect(try await Self.sha256(destination) == (try await Self.expectedHash(size: size)))
+        #expect(try await FileDigest.sha256(of: [destination]) == (try await Self.expectedHash(size: size)))
     }
 
     @Test("a server that ignores Range sends 200 each time: each attempt starts the file over")
@@ -101,7 +94,7 @@ struct ResumableDownloadTests {
         let response = try await Self.client(retries: 5).download(
             .get("resumable?key=\(Self.key("ignored"))&size=\(size)&cuts=2&seed=14&ranges=no"), to: destination)
         #expect(Self.outcomes(response.metrics.attempts).last == "200")
-        #expect(try await Self.sha256(destination) == (try await Self.expectedHash(size: size)))
+        #expect(try await FileDigest.sha256(of: [destination]) == (try await Self.expectedHash(size: size)))
         #expect(folder.contents == ["file.bin"])
     }
 
@@ -116,7 +109,7 @@ struct ResumableDownloadTests {
             .get(path + "&key=\(Self.key("wrong"))"), to: destination)
         let outcomes = Self.outcomes(response.metrics.attempts)
         #expect(outcomes == ["truncatedBody", "invalidResponse", "200"])
-        #expect(try await Self.sha256(destination) == (try await Self.expectedHash(size: size)))
+        #expect(try await FileDigest.sha256(of: [destination]) == (try await Self.expectedHash(size: size)))
 
         // With no retry left for it, the call fails, and leaves nothing behind.
         let other = folder.url.appendingPathComponent("other.bin")
@@ -140,7 +133,7 @@ struct ResumableDownloadTests {
         let outcomes = Self.outcomes(response.metrics.attempts)
         #expect(outcomes.first == "truncatedBody" && outcomes.last == "206")
         #expect(outcomes.dropFirst().dropLast().allSatisfy { $0 == "truncatedBody" })
-        #expect(try await Self.sha256(destination) == (try await Self.expectedHash(size: size)))
+        #expect(try await FileDigest.sha256(of: [destination]) == (try await Self.expectedHash(size: size)))
     }
 
     @Test("a 416 to the request for the rest fails the attempt (invalidResponse) and the body starts over")
@@ -151,7 +144,7 @@ struct ResumableDownloadTests {
         let path = "resumable?key=\(Self.key("416"))&size=\(size)&cuts=1&seed=18&ranges=unsatisfiable_at_2"
         let response = try await Self.client(retries: 5).download(.get(path), to: destination)
         #expect(Self.outcomes(response.metrics.attempts) == ["truncatedBody", "invalidResponse", "200"])
-        #expect(try await Self.sha256(destination) == (try await Self.expectedHash(size: size)))
+        #expect(try await FileDigest.sha256(of: [destination]) == (try await Self.expectedHash(size: size)))
         #expect(folder.contents == ["file.bin"])
     }
 
@@ -206,7 +199,7 @@ struct ResumableDownloadTests {
         #expect(again.byteCount > resumable.byteCount)
         let response = try await Self.client(retries: 0).download(resuming: again)
         #expect(response.status == .partialContent)
-        #expect(try await Self.sha256(destination) == (try await Self.expectedHash(size: size)))
+        #expect(try await FileDigest.sha256(of: [destination]) == (try await Self.expectedHash(size: size)))
         #expect(folder.contents == ["file.bin"])
     }
 
@@ -259,7 +252,7 @@ struct ResumableDownloadTests {
         let response = try await Self.client(retries: 0).download(resuming: resumable)
         #expect(response.status == .partialContent)
         #expect(response.body == destination)
-        #expect(try await Self.sha256(destination) == (try await Self.expectedHash(size: size)))
+        #expect(try await FileDigest.sha256(of: [destination]) == (try await Self.expectedHash(size: size)))
         #expect(!FileManager.default.fileExists(atPath: resumable.partialFile.path))
         // The partial file gone, a second resume fails typed.
         let gone = await #expect(throws: ClientError.self) {
@@ -350,7 +343,7 @@ struct ResumableDownloadTests {
         #expect(outcomes.last == "206")
         // From the 8th request the server has a new version (a new ETag): that answer is a 200,
         // whole, which starts the file over; the rest resumes it.
-        #expect(try await Self.sha256(destination) == (try await Self.expectedHash(size: size, version: 2)))
+        #expect(try await FileDigest.sha256(of: [destination]) == (try await Self.expectedHash(size: size, version: 2)))
         let growth = try #require(report["peakGrowth"] as? Int)
         #expect(growth < 96 << 20, "peak RSS grew by \(growth >> 20) MiB for a 256 MiB body")
         #expect(folder.contents == ["big.bin"])
@@ -375,7 +368,7 @@ struct ResumableDownloadTests {
         let second = try await Self.probe(["resume", server, saved.path])
         #expect(second["status"] as? Int == 206)
         #expect(second["attempts"] as? Int == 1)
-        #expect(try await Self.sha256(destination) == (try await Self.expectedHash(size: size)))
+        #expect(try await FileDigest.sha256(of: [destination]) == (try await Self.expectedHash(size: size)))
         #expect(folder.contents == ["file.bin", "resume.json"])
     }
 }

@@ -10,19 +10,6 @@ import Testing
 /// cannot apply. The AsyncHTTPClient package's suite holds the connections.
 @Suite("TLS trust policies")
 struct TrustPolicyTests {
-    struct TLSInfo: Decodable {
-        let ca: String
-        let leaf: String
-        let spkiSha256: [String: String]
-    }
-
-    static func info() throws -> TLSInfo {
-        let path = try #require(ProcessInfo.processInfo.environment["HERON_TLS_INFO"], "run with scripts/with-servers")
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
-        return try decoder.decode(TLSInfo.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
-    }
-
     /// The DER SubjectPublicKeyInfo of the PEM certificate at `path`, from openssl.
     static func publicKey(_ path: String) async throws -> Data {
         let output = try await ExternalProcess.run(
@@ -33,7 +20,7 @@ struct TrustPolicyTests {
 
     @Test("PEM certificates read as DER and print back; text that is not one fails typed")
     func pem() throws {
-        let text = try String(contentsOfFile: try Self.info().ca, encoding: .utf8)
+        let text = try String(contentsOfFile: try TLSServers.load().ca, encoding: .utf8)
         let certificate = try TrustPolicy.Certificate(pem: text)
         #expect(certificate.der.first == 0x30 && certificate.der.count > 200)
         #expect(try TrustPolicy.Certificate(pem: certificate.pem) == certificate)
@@ -68,7 +55,7 @@ struct TrustPolicyTests {
 
     @Test("one pin anywhere in the chain suffices (OkHttp's rule); none fails serverTrustFailed naming what was seen")
     func pinRule() async throws {
-        let info = try Self.info()
+        let info = try TLSServers.load()
         let leaf = try await Self.publicKey(info.leaf)
         let ca = try await Self.publicKey(info.ca)
         // The same digests openssl gives (the server computed them with hashlib).
@@ -93,7 +80,7 @@ struct TrustPolicyTests {
     @Test("URLSessionTransport takes the system policy and refuses any other at once, typed")
     func urlSessionRefuses() throws {
         _ = try URLSessionTransport(trust: .system)
-        let root = try TrustPolicy.Certificate(pem: String(contentsOfFile: try Self.info().ca, encoding: .utf8))
+        let root = try TrustPolicy.Certificate(pem: String(contentsOfFile: try TLSServers.load().ca, encoding: .utf8))
         for policy in [
             TrustPolicy(additionalRoots: [root]),
             TrustPolicy(pins: [try TrustPolicy.Pin("*.example.com", sha256: [Data(count: 32).base64EncodedString()])]),

@@ -193,7 +193,7 @@ public final class DigestAuth: SynchronousInterceptor {
         bodyHash: String?, count: UInt32, cnonce: String
     ) -> String {
         let hash = challenge.hash
-        let nc = String(count, radix: 16).leftPadded(to: 8)
+        let nc = String(format: "%08x", count)
         // §3.4.2: A1, then for a -sess algorithm the hash of it with both nonces.
         var ha1 = hash.hex("\(username):\(challenge.realm):\(password)")
         if challenge.session { ha1 = hash.hex("\(ha1):\(challenge.nonce):\(cnonce)") }
@@ -205,36 +205,31 @@ public final class DigestAuth: SynchronousInterceptor {
         var parts: [String] = []
         if challenge.userhash {
             // §3.4.4: the user name hashed with the realm.
-            parts.append("username=\(quoted(hash.hex("\(username):\(challenge.realm)")))")
+            parts.append("username=\(HTTPToken.quotedString(hash.hex("\(username):\(challenge.realm)")))")
         } else if let plain = quotable(username) {
             parts.append("username=\(plain)")
         } else {
             parts.append("username*=\(extendedValue(username))")
         }
-        parts.append("realm=\(quoted(challenge.realm))")
-        parts.append("uri=\(quoted(uri))")
+        parts.append("realm=\(HTTPToken.quotedString(challenge.realm))")
+        parts.append("uri=\(HTTPToken.quotedString(uri))")
         // §3.4: the algorithm as the challenge named it, and only if it named one.
         if let algorithm = challenge.algorithmName { parts.append("algorithm=\(algorithm)") }
-        parts.append("nonce=\(quoted(challenge.nonce))")
+        parts.append("nonce=\(HTTPToken.quotedString(challenge.nonce))")
         if let qop {
             parts.append("nc=\(nc)")
-            parts.append("cnonce=\(quoted(cnonce))")
+            parts.append("cnonce=\(HTTPToken.quotedString(cnonce))")
             parts.append("qop=\(qop)")
         }
-        parts.append("response=\(quoted(response))")
-        if let opaque = challenge.opaque { parts.append("opaque=\(quoted(opaque))") }
+        parts.append("response=\(HTTPToken.quotedString(response))")
+        if let opaque = challenge.opaque { parts.append("opaque=\(HTTPToken.quotedString(opaque))") }
         if challenge.userhash { parts.append("userhash=true") }
         return "Digest " + parts.joined(separator: ", ")
     }
 
-    /// `text` as a quoted string (RFC 9110 §5.6.4).
-    static func quoted(_ text: String) -> String {
-        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
-    }
-
     /// `text` as a quoted string when it is printable ASCII, else `nil`.
     static func quotable(_ text: String) -> String? {
-        text.utf8.allSatisfy { (0x20...0x7E).contains($0) } ? quoted(text) : nil
+        text.utf8.allSatisfy { (0x20...0x7E).contains($0) } ? HTTPToken.quotedString(text) : nil
     }
 
     /// `text` as an RFC 8187 ext-value: `UTF-8''` then its bytes, those outside attr-char
@@ -248,7 +243,7 @@ public final class DigestAuth: SynchronousInterceptor {
             if isAlphanumeric || allowed.contains(byte) {
                 encoded.append(Character(Unicode.Scalar(byte)))
             } else {
-                encoded += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+                encoded += String(format: "%%%02X", byte)
             }
         }
         return encoded
@@ -260,13 +255,6 @@ public final class DigestAuth: SynchronousInterceptor {
             return nil
         }
         return "\(scheme)://\(host):\(url.port.map(String.init) ?? "")"
-    }
-}
-
-extension String {
-    /// The string with `0`s before it up to `width` characters.
-    fileprivate func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }
 

@@ -116,16 +116,11 @@ struct FileBodyMode: ResponseBodyMode {
         scheduler: DeadlineScheduler
     ) async throws -> Written {
         let plan = try body.plan(for: response.head, request: request)
-        let file: PartialFile<ClientError>
-        var start: Int64 = 0
+        let (file, start, isBody): (PartialFile<ClientError>, Int64, Bool)
         switch plan {
-        case .body(let bodyFile, let from):
-            file = bodyFile
-            start = from
-        case .other(let otherFile):
-            file = otherFile
+        case .body(let bodyFile, let from): (file, start, isBody) = (bodyFile, from, true)
+        case .other(let otherFile): (file, start, isBody) = (otherFile, 0, false)
         }
-        let isBody = if case .body = plan { true } else { false }
         let length = response.body == nil ? 0 : response.head.decodedBodyLength
         var meter = DownloadMeter(expected: length.map { $0 + start }, alreadyReceived: start, progress: progress)
         if let chunks = response.body {

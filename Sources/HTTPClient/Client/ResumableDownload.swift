@@ -215,20 +215,24 @@ final class DownloadBody: Sendable {
                 try PartialFile(destination: path, request: request, response: response)
             }
             let status = response.status.code
-            if status == 416, let asked = state.asked {
-                // The server has no byte past those written (RFC 9110 §15.5.17): the file held
-                // is not a prefix of its content. It starts over, whole, at the next attempt.
+            /// Empties the body's file, and the error that says the download starts over, whole,
+            /// at the next attempt: the answer to the request for the rest cannot continue it.
+            func startOver(_ answer: String, asked: Int64) throws -> ClientError {
                 try state.file?.truncate(to: 0)
                 state.written = 0
                 state.validator = nil
                 var error = ClientError(
                     .invalidResponse,
-                    "the server answered a request for bytes \(asked)- of \(request.url) with 416 (range not "
-                        + "satisfiable, Content-Range '\(response.headerFields[.contentRange] ?? "")'): the download "
-                        + "starts over",
+                    "the server answered a request for bytes \(asked)- of \(request.url) with \(answer) "
+                        + "(Content-Range '\(response.headerFields[.contentRange] ?? "")'): the download starts over",
                     request: request, response: response)
                 error.restartsDownload = true
-                throw error
+                return error
+            }
+            if status == 416, let asked = state.asked {
+                // The server has no byte past those written (RFC 9110 §15.5.17): the file held
+                // is not a prefix of its content.
+                throw try startOver("416, range not satisfiable", asked: asked)
             }
             guard (200..<300).contains(status), !state.callerRange else {
                 state.other?.discard()
@@ -251,18 +255,7 @@ final class DownloadBody: Sendable {
                 guard let range, range.first == asked, range.complete.map({ $0 == state.expected ?? $0 }) ?? true,
                     sameValidator
                 else {
-                    // Not the rest of this body: it starts over, whole, at the next attempt.
-                    try file.truncate(to: 0)
-                    state.written = 0
-                    state.validator = nil
-                    var error = ClientError(
-                        .invalidResponse,
-                        "the server answered a request for bytes \(asked)- of \(request.url) with "
-                            + "Content-Range '\(response.headerFields[.contentRange] ?? "")', which does not continue "
-                            + "the \(asked) bytes written: the download starts over",
-                        request: request, response: response)
-                    error.restartsDownload = true
-                    throw error
+                    throw try startOver("a 206 that does not continue the \(asked) bytes written", asked: asked)
                 }
                 try file.truncate(to: asked)
                 state.written = asked

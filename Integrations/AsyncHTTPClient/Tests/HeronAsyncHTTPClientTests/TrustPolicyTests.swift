@@ -9,27 +9,12 @@ import Testing
 /// expired leaf, another host's leaf, and a server that requires a client certificate).
 @Suite("AsyncHTTPClientTransport: TLS trust policies")
 struct TrustPolicyTests {
-    struct TLSInfo: Decodable {
-        let ports: [String: Int]
-        let ca: String
-        let leaf: String
-        let clientCertificate: String
-        let clientKey: String
-    }
-
-    static func info() throws -> TLSInfo {
-        let path = try #require(ProcessInfo.processInfo.environment["HERON_TLS_INFO"], "run with scripts/with-servers")
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
-        return try decoder.decode(TLSInfo.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
-    }
-
     static func url(_ server: String, host: String = "127.0.0.1") throws -> URL {
-        URL(string: "https://\(host):\(try #require(try info().ports[server]))/x")!
+        URL(string: "https://\(host):\(try #require(try TLSServers.load().ports[server]))/x")!
     }
 
     static func privateCA() throws -> TrustPolicy.Certificate {
-        try TrustPolicy.Certificate(pem: String(contentsOfFile: try info().ca, encoding: .utf8))
+        try TrustPolicy.Certificate(pem: String(contentsOfFile: try TLSServers.load().ca, encoding: .utf8))
     }
 
     /// Sends one GET through a client over a transport with `trust`.
@@ -71,7 +56,7 @@ struct TrustPolicyTests {
 
     @Test("mutual TLS: the client identity gets through; without it the server refuses, authenticationFailed, once")
     func mutualTLS() async throws {
-        let info = try Self.info()
+        let info = try TLSServers.load()
         let identity = try TrustPolicy.ClientIdentity(
             certificateChain: TrustPolicy.Certificate.all(
                 pem: String(contentsOfFile: info.clientCertificate, encoding: .utf8)),
@@ -108,7 +93,7 @@ struct TrustPolicyTests {
             _ = try AsyncHTTPClientTransport(trust: TrustPolicy(trustsSystemRoots: false))
         }
         #expect(none?.code == .invalidRequest)
-        let info = try Self.info()
+        let info = try TLSServers.load()
         let identity = try TrustPolicy.ClientIdentity(
             certificateChain: TrustPolicy.Certificate.all(
                 pem: String(contentsOfFile: info.clientCertificate, encoding: .utf8)),
