@@ -23,6 +23,8 @@ final class DigestServer: Sendable {
         var staleAnswers = 0
         /// Extra challenges sent before the Digest one, in the same field.
         var otherChallenges = ""
+        /// Paths answered, once authorized, with a `302` to the `Location` given.
+        var redirects: [String: String] = [:]
     }
 
     struct State {
@@ -32,6 +34,9 @@ final class DigestServer: Sendable {
         var counts: [UInt32] = []
         var stale = false
         var staleAnswersLeft = 0
+        /// The client nonce of the first answer to the nonce: a `-sess` session key is made
+        /// once, from it (RFC 7616 §3.4.2), as a strict server keeps it.
+        var sessionNonce: String?
     }
 
     let settings: Settings
@@ -71,8 +76,11 @@ final class DigestServer: Sendable {
         else { return challenge() }
         let value = { (name: String) in answer[name] ?? "" }
         enum Verdict { case unknownNonce, stale, replayed, fresh }
+        var sessionNonce = ""
         let verdict = state.withLock { state -> Verdict in
             guard value("nonce") == "nonce-\(state.nonce)" else { return .unknownNonce }
+            if state.sessionNonce == nil { state.sessionNonce = value("cnonce") }
+            sessionNonce = state.sessionNonce ?? ""
             if state.staleAnswersLeft > 0 {
                 state.staleAnswersLeft -= 1
                 return .stale
@@ -103,7 +111,7 @@ final class DigestServer: Sendable {
         let user = settings.userhash ? hash("\(settings.user):\(settings.realm)") : settings.user
         var ha1 = hash("\(settings.user):\(settings.realm):\(settings.password)")
         if settings.algorithm?.uppercased().hasSuffix("-SESS") == true {
-            ha1 = hash("\(ha1):\(value("nonce")):\(value("cnonce"))")
+            ha1 = hash("\(ha1):\(value("nonce")):\(sessionNonce)")
         }
         let qop = value("qop")
         var a2 = "\(request.method.rawValue):\(uri)"
@@ -118,6 +126,9 @@ final class DigestServer: Sendable {
         guard value("username") == user, value("uri") == uri, value("response") == expected,
             value("opaque") == "0paque", value("realm") == settings.realm
         else { return challenge() }
+        if let location = settings.redirects[request.path] {
+            return .response(HTTPResponse(status: .found, headerFields: Fixtures.fields(["Location": location])))
+        }
         return .status(.ok)
     }
 
@@ -307,6 +318,48 @@ struct DigestAuthTests {
         let response = try await client.send(Fixtures.request("x"))
         #expect(response.status == .ok)
         #expect(response.metrics.attempts.count == 2)
+    }
+
+    @Test("a redirect to the same origin is answered again for its own target, with the next count")
+    func sameOriginRedirect() async throws {
+        let server = DigestServer(.init(redirects: ["/v2/moved": "/v2/target?page=2", "/v2/target": "again"]))
+        let (client, stub) = Self.client(server)
+        let first = try await client.send(Fixtures.request("moved"))
+        #expect(first.status == .ok)
+        #expect(first.metrics.attempts.count == 2)
+        // Two hops answered ahead of time, each naming its own target.
+        let next = try await client.send(Fixtures.request("moved"))
+        #expect(next.status == .ok)
+        #expect(next.metrics.attempts.count == 1)
+        #expect(server.counts == [1, 2, 3, 4, 5, 6])
+        let uris = stub.requests.suffix(3).map { request in
+            request.headerFields[.authorization].flatMap { AuthChallenge.parse($0).first?["uri"] }
+        }
+        #expect(uris == ["/v2/moved", "/v2/target?page=2", "/v2/again"])
+    }
+
+    @Test("a -sess session key is made once a nonce: every answer to it sends the first client nonce")
+    func sessionKeyKept() async throws {
+        let server = DigestServer(.init(algorithm: "SHA-256-sess"))
+        let (client, stub) = Self.client(server)
+        for _ in 0..<3 { #expect(try await client.send(Fixtures.request("x")).status == .ok) }
+        let cnonces = stub.requests.compactMap { request in
+            request.headerFields[.authorization].flatMap { AuthChallenge.parse($0).first?["cnonce"] }
+        }
+        #expect(cnonces.count == 3 && Set(cnonces).count == 1)
+        #expect(server.counts == [1, 2, 3])
+    }
+
+    @Test("a 401 from a redirect to another origin is the call's response: its challenge is not answered")
+    func otherOriginChallenge() async throws {
+        let server = DigestServer(.init(redirects: ["/v2/away": "https://other.test/v2/x"]))
+        let (client, stub) = Self.client(server)
+        let response = try await client.send(Fixtures.request("away"))
+        #expect(response.status == .unauthorized)
+        #expect(response.metrics.attempts.count == 2)
+        #expect(stub.requests.count == 3)
+        #expect(stub.requests.last?.url.host() == "other.test")
+        #expect(stub.requests.last?.headerFields[.authorization] == nil)
     }
 
     @Test("no answer goes to another origin, and an Authorization field the caller set is left alone")

@@ -19,6 +19,8 @@ import HTTPCore
 ///   the new nonce, without failing.
 /// - `userhash=true` (§3.4.4): the user name is sent hashed. A user name that a quoted string
 ///   cannot carry (not ASCII) goes as `username*` (RFC 8187).
+/// - A redirect to the same origin is answered again for its own target (the field names it);
+///   one to another origin goes without credentials.
 /// - Credentials go only to the client's origin (``InterceptorContext/mayCarryCredentials(_:)``)
 ///   and never replace an `Authorization` field the request has; the field is redacted in logs,
 ///   HAR files and errors, as Basic and Bearer credentials are.
@@ -32,7 +34,7 @@ import HTTPCore
 /// let response = try await client.send(HTTPRequest(url: URL(string: "digest-auth/auth/ada/secret/SHA-256")!))
 /// print(response.status)  // 200 OK
 /// ```
-public final class DigestAuth: SynchronousInterceptor {
+public final class DigestAuth: SynchronousInterceptor, HopAuthorizing {
     /// The user name.
     public let username: String
     private let password: String
@@ -43,7 +45,15 @@ public final class DigestAuth: SynchronousInterceptor {
     private struct Session {
         var challenge: DigestChallenge
         var count: UInt32 = 0
+        /// The client nonce of the first answer, which a `-sess` algorithm's session key
+        /// hashes: every answer to the nonce sends it again (RFC 7616 §3.4.2), so a server that
+        /// keeps the key made at the first answer and one that makes it anew both agree.
+        var sessionNonce: String?
     }
+
+    /// The field this interceptor set on a request, so that a redirect hop can tell it from
+    /// one the caller set.
+    private enum Answer: HTTPRequest.OptionKey { typealias Value = String }
 
     /// Whether the request's last attempt answered a challenge, and whether that challenge came
     /// to this very request (not kept from an earlier one).
@@ -83,20 +93,12 @@ public final class DigestAuth: SynchronousInterceptor {
         guard !request.headerFields.contains(.authorization), context.mayCarryCredentials(request),
             let origin = Self.origin(of: request.url)
         else { return }
-        // The nonce's next count is taken under the lock: concurrent requests never share one.
-        guard
-            let (challenge, count) = sessions.withLock({ sessions -> (DigestChallenge, UInt32)? in
-                guard var session = sessions[origin] else { return nil }
-                session.count &+= 1
-                sessions[origin] = session
-                return (session.challenge, session.count)
-            })
-        else { return }
+        guard let (challenge, count, cnonce) = nextAnswer(for: origin) else { return }
         // The challenge is this request's own when one of its attempts' 401 brought it.
         let own = context.values[Received.self] == challenge.nonce
         let field: String
         do {
-            field = try authorization(answering: challenge, count: count, cnonce: makeClientNonce(), for: request)
+            field = try authorization(answering: challenge, count: count, cnonce: cnonce, for: request)
         } catch  where !own && challenge.qop != "auth-int" {
             // A challenge kept from another request that cannot be answered (a -sess algorithm
             // without qop): sent without, the request's own 401 brings the server's challenge
@@ -105,7 +107,42 @@ public final class DigestAuth: SynchronousInterceptor {
             return
         }
         try request.headerFields.set(.authorization, field)
+        request.options[Answer.self] = field
         context.values[Answered.self] = own
+    }
+
+    /// Answers a same-origin redirect hop of a request this interceptor answered: the field
+    /// names its target (`uri`), so the old one would be refused. Takes the next count. A hop
+    /// the origin's challenge cannot answer now (another request replaced it) goes without a
+    /// field: its `401` brings the challenge to answer.
+    /// - Parameter request: The hop's request, with the field of the request it came from.
+    func authorize(hop request: inout HTTPRequest) throws {
+        guard let field = request.headerFields[.authorization], field == request.options[Answer.self] else { return }
+        request.headerFields.remove(.authorization)
+        request.options[Answer.self] = nil
+        guard let origin = Self.origin(of: request.url), let (challenge, count, cnonce) = nextAnswer(for: origin),
+            let answer = try? authorization(answering: challenge, count: count, cnonce: cnonce, for: request)
+        else { return }
+        try request.headerFields.set(.authorization, answer)
+        request.options[Answer.self] = answer
+    }
+
+    /// The origin's kept challenge with the nonce's next count, taken under the lock so that
+    /// concurrent requests never share one, and the client nonce to send.
+    private func nextAnswer(for origin: String) -> (DigestChallenge, UInt32, String)? {
+        sessions.withLock { sessions -> (DigestChallenge, UInt32, String)? in
+            guard var session = sessions[origin] else { return nil }
+            session.count &+= 1
+            let cnonce: String
+            if session.challenge.session {
+                cnonce = session.sessionNonce ?? makeClientNonce()
+                session.sessionNonce = cnonce
+            } else {
+                cnonce = makeClientNonce()
+            }
+            sessions[origin] = session
+            return (session.challenge, session.count, cnonce)
+        }
     }
 
     /// On a `401` with a `Digest` challenge: keeps the challenge and asks for a retry, or fails
@@ -118,7 +155,9 @@ public final class DigestAuth: SynchronousInterceptor {
     ///   algorithm is known, else ``InterceptorDecision/proceed``.
     public func decide(_ outcome: AttemptOutcome, context: inout InterceptorContext) throws -> InterceptorDecision {
         guard case .response(let head, let body) = outcome, head.status == .unauthorized,
-            context.mayCarryCredentials(context.request), let origin = Self.origin(of: context.request.url)
+            context.mayCarryCredentials(context.request), let origin = Self.origin(of: context.request.url),
+            // A 401 from a redirect to another origin challenges credentials that never go there.
+            context.responseURL.map({ RedirectFollower.sameOrigin($0, context.request.url) }) ?? true
         else { return .proceed }
         let answered = context.values[Answered.self]
         // An `Authorization` field the caller set is theirs to answer for.
@@ -136,8 +175,9 @@ public final class DigestAuth: SynchronousInterceptor {
         }
         // The same nonce again keeps its count: a count already sent is a replay (§3.5).
         sessions.withLock { sessions in
-            let count = sessions[origin].flatMap { $0.challenge.nonce == challenge.nonce ? $0.count : nil } ?? 0
-            sessions[origin] = Session(challenge: challenge, count: count)
+            let kept = sessions[origin].flatMap { $0.challenge.nonce == challenge.nonce ? $0 : nil }
+            sessions[origin] = Session(
+                challenge: challenge, count: kept?.count ?? 0, sessionNonce: kept?.sessionNonce)
         }
         context.values[Received.self] = challenge.nonce
         let rounds = (context.values[Rounds.self] ?? 0) + 1

@@ -196,12 +196,14 @@ extension Client {
                     // closure context and no extra async frame.
                     result = try await followRedirects(
                         from: prepared, options: options, mode: mode, progress: progress, limit: redirectLimit,
-                        attempt: attempt, prelude: prelude, events: emitter)
+                        hopAuthorizers: chain.hopAuthorizers, attempt: attempt, prelude: prelude, events: emitter)
                 } else {
+                    let hopAuthorizers = chain.hopAuthorizers
                     result = try await withDeadlineTask(timeout ?? .zero, request: prepared) { [self, attempt] in
                         try await followRedirects(
                             from: prepared, options: transportOptions, mode: mode, progress: progress,
-                            limit: redirectLimit, attempt: attempt, prelude: prelude, events: emitter)
+                            limit: redirectLimit, hopAuthorizers: hopAuthorizers, attempt: attempt, prelude: prelude,
+                            events: emitter)
                     }
                 }
                 attemptEnd = .now
@@ -231,6 +233,7 @@ extension Client {
                 decision = .proceed
             } else {
                 timeout = try stepTimeout(.beforeJudging)
+                context.responseURL = exchange?.request.url
                 do {
                     decision = try await decide(outcome, chain: chain, context: &context, timeout: timeout)
                 } catch let error as ClientError where error.code == .timedOut {
@@ -536,10 +539,11 @@ extension Client {
 
     /// Sends `request` and follows redirects up to `limit`, then reads the final body as
     /// `mode` asks; delivers `prelude` (which ends with the first `sent` event) before the
-    /// first request, and each `redirected` event with the next `sent`.
+    /// first request, and each `redirected` event with the next `sent`. `hopAuthorizers`
+    /// answer each hop again (a Digest field names its target).
     private nonisolated(nonsending) func followRedirects<Mode: ResponseBodyMode>(
         from request: HTTPRequest, options: TransportOptions, mode: Mode, progress: ProgressDestination?,
-        limit: Int, attempt: Int, prelude: [ClientEvent], events: EventEmitter
+        limit: Int, hopAuthorizers: [any HopAuthorizing], attempt: Int, prelude: [ClientEvent], events: EventEmitter
     ) async throws -> Exchange<Mode.Content> {
         var current = request
         var redirects = 0
@@ -570,7 +574,7 @@ extension Client {
                     batch.append(events.event(.queued(current.url, waited: response.waited, attempt: attempt)))
                 }
             }
-            guard limit > 0, let next = try RedirectFollower.nextRequest(after: current, response: response.head) else {
+            guard limit > 0, var next = try RedirectFollower.nextRequest(after: current, response: response.head) else {
                 let content = try await mode.receive(
                     response, request: current, progress: progress, scheduler: deadlines)
                 if !batch.isEmpty { events.emit(batch) }
@@ -585,6 +589,7 @@ extension Client {
                     request: request, response: response.head)
             }
             redirects += 1
+            for authorizer in hopAuthorizers { try authorizer.authorize(hop: &next) }
             if events.hub != nil {
                 batch.append(events.event(.redirected(from: current.url, to: next.url, status: response.head.status)))
             }

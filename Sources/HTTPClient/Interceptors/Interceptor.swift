@@ -200,6 +200,10 @@ public struct InterceptorContext: Sendable {
     /// Whether the interceptor running now was attached to this request by its caller
     /// (`HTTPRequest.intercepted(by:)`), not to the client.
     var attachedToRequest = false
+    /// During ``Interceptor/decide(_:context:)``: the URL the outcome's response came from,
+    /// the last redirect hop's (`nil` for a failure). A challenge from another origin than
+    /// ``request``'s is not one its credentials answer.
+    var responseURL: URL?
     let start: ContinuousClock.Instant
 
     /// Creates a context, for testing interceptors without a client.

@@ -19,6 +19,15 @@ extension InlineSteps {
     }
 }
 
+/// An interceptor whose field answers for one request target, as a Digest `Authorization`
+/// names its `uri` (RFC 7616 §3.4): the client asks it for a new field on each redirect hop
+/// that kept the old one (a same-origin hop; another origin's has lost its credentials).
+protocol HopAuthorizing: Sendable {
+    /// Replaces the field this interceptor set on `request`, a redirect hop made from a request
+    /// it prepared, with one for the hop's own target; leaves any other field alone.
+    func authorize(hop request: inout HTTPRequest) throws
+}
+
 /// A list of interceptors as the client runs it, worked out once (when the client is made,
 /// and per call only for a request's own interceptors): which steps are called inline and
 /// which may wait, so a call neither asks each interceptor again nor starts a task for steps
@@ -42,6 +51,8 @@ struct InterceptorChain: Sendable {
     /// The last step that may wait, or `nil`: `decide` (in reverse order) runs the steps after
     /// it inline, and the rest in a task.
     let lastWaiting: Int?
+    /// The interceptors that answer each redirect hop again (``HopAuthorizing``).
+    let hopAuthorizers: [any HopAuthorizing]
 
     init(_ interceptors: [any Interceptor]) {
         self.interceptors = interceptors
@@ -57,6 +68,7 @@ struct InterceptorChain: Sendable {
             }
         }
         self.steps = steps
+        hopAuthorizers = interceptors.compactMap { $0 as? any HopAuthorizing }
         firstWaiting = steps.firstIndex { if case .waiting = $0 { true } else { false } } ?? steps.endIndex
         lastWaiting = steps.lastIndex { if case .waiting = $0 { true } else { false } }
     }
