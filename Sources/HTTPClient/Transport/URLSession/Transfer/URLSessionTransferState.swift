@@ -17,7 +17,9 @@ import Foundation
 /// The phases:
 /// - ``Phase/awaitingHead``: `send` waits for the response head.
 /// - ``Phase/receivingBody``: the head was handed over with a body; chunks arrive and
-///   wait (at most `bufferLimit` bytes) until the body's reader asks for them.
+///   wait (at most `bufferLimit` bytes) until the body's reader asks for them. A transfer
+///   that ``pausesForReader`` never fails for a full buffer: it asks its shell to hold
+///   the delivery until the reader has taken half (``Actions/waitForReader``).
 /// - ``Phase/finished``: the caller got a failure, or the body ended (chunks may still
 ///   wait for the reader, then the end or the failure comes).
 struct URLSessionTransferState: Sendable {
@@ -83,6 +85,8 @@ struct URLSessionTransferState: Sendable {
         var closeRequestBody = false
         /// Set the transfer's timer (which has just fired) again, for this instant.
         var setTimer: ContinuousClock.Instant?
+        /// Hold the delivery of the body (the delegate's callback) until ``hasRoom``.
+        var waitForReader = false
 
         /// No action.
         static let none = Actions()
@@ -119,6 +123,8 @@ struct URLSessionTransferState: Sendable {
     private(set) var lastProgress: ContinuousClock.Instant?
 
     private let bufferLimit: Int
+    /// Whether a full buffer holds the delivery instead of failing the body.
+    let pausesForReader: Bool
     private var declaredLength: Int64?
     private var chunks: [Data] = []
     private var nextChunk = 0
@@ -129,16 +135,19 @@ struct URLSessionTransferState: Sendable {
     /// Creates the state of a transfer not yet started.
     /// - Parameters:
     ///   - bufferLimit: The most body bytes that may wait for the reader.
+    ///   - pausesForReader: Whether a full buffer holds the delivery until the reader has
+    ///     taken half, instead of failing the body.
     ///   - deadlineCoversBody: Whether the deadline also ends a body still arriving.
     ///   - answersWithWholeBody: Whether the caller waits for the whole body, not the head.
     ///   - deadline: When the head must have arrived, if ever; ``timerFired(at:)`` enforces it.
     ///   - idleTimeout: The longest time without a byte moving, counted from `start`, if limited.
     ///   - start: When the transfer began; needed with an idle timeout.
     init(
-        bufferLimit: Int, deadlineCoversBody: Bool, answersWithWholeBody: Bool = false,
+        bufferLimit: Int, pausesForReader: Bool = false, deadlineCoversBody: Bool, answersWithWholeBody: Bool = false,
         deadline: ContinuousClock.Instant? = nil, idleTimeout: Duration? = nil, start: ContinuousClock.Instant? = nil
     ) {
         self.bufferLimit = max(1, bufferLimit)
+        self.pausesForReader = pausesForReader
         self.deadlineCoversBody = deadlineCoversBody
         self.answersWithWholeBody = answersWithWholeBody
         self.deadline = deadline
@@ -186,7 +195,8 @@ struct URLSessionTransferState: Sendable {
 
     /// Body bytes arrived.
     /// - Returns: They go to a waiting reader or wait; past the limit the body fails and the
-    ///   task is cancelled; a transfer already over cancels its task.
+    ///   task is cancelled, or, when the transfer ``pausesForReader``, the delivery waits
+    ///   for the reader (the limit reached); a transfer already over cancels its task.
     mutating func dataReceived(_ data: Data) -> Actions {
         guard phase == .receivingBody else { return cancellingTask() }
         received += Int64(data.count)
@@ -194,13 +204,18 @@ struct URLSessionTransferState: Sendable {
             readerWaiting = false
             return Actions(answerReader: .chunk(data))
         }
-        guard buffered + data.count <= bufferLimit else {
+        guard buffered + data.count <= bufferLimit || pausesForReader else {
             return endBody(.failure(.tooLarge(limit: bufferLimit)), cancel: true)
         }
         chunks.append(data)
         buffered += data.count
-        return .none
+        return pausesForReader && buffered >= bufferLimit ? Actions(waitForReader: true) : .none
     }
+
+    /// Whether a delivery held for the reader (``Actions/waitForReader``) may go on: the
+    /// reader has taken half the buffer, or nothing more is wanted (the body ended, failed or
+    /// lost its reader: the delivery then goes on to be refused).
+    var hasRoom: Bool { buffered <= bufferLimit / 2 || phase != .receivingBody }
 
     /// The body's reader asks for the next chunk.
     /// - Parameter wait: Whether the reader waits when there is nothing yet; `false` only
