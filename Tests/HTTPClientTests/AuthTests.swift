@@ -130,6 +130,29 @@ struct AuthTests {
         #expect(stub.requests.map { $0.headerFields[.authorization] } == ["Bearer stale", "Bearer fresh-but-revoked"])
     }
 
+    @Test("a 401 from a redirect to another origin is the response: no refresh, no retry")
+    func otherOriginUnauthorized() async throws {
+        let refreshes = Collector<String?>()
+        let tokens = TokenRefresher(token: "fresh-0") { rejected in
+            refreshes.append(rejected)
+            return "fresh-1"
+        }
+        let stub = StubTransport(
+            fallback: .handler { request in
+                guard request.url.host() == "other.test" else {
+                    return .response(
+                        HTTPResponse(
+                            status: .found, headerFields: Fixtures.fields(["Location": "https://other.test/login"])))
+                }
+                return .status(.unauthorized)
+            })
+        let response = try await Fixtures.client(stub, interceptors: [BearerAuth(tokens)]).send(Fixtures.request("x"))
+        #expect(response.status == .unauthorized)
+        #expect(response.metrics.attempts.count == 1)
+        #expect(refreshes.values.isEmpty)
+        #expect(stub.requests.map { $0.headerFields[.authorization] } == ["Bearer fresh-0", nil])
+    }
+
     @Test("with no initial token the refresher fetches one before the first request")
     func lazyFirstToken() async throws {
         let refreshes = Collector<String?>()

@@ -97,7 +97,8 @@ public struct BearerAuth: Interceptor {
         }
     }
 
-    /// On `401`, refreshes the token and asks for a retry, once per request.
+    /// On `401`, refreshes the token and asks for a retry, once per request. A `401` from a
+    /// redirect to another origin is left as it is: the token never went there.
     /// - Parameters:
     ///   - outcome: The attempt's outcome.
     ///   - context: The attempt's context.
@@ -109,7 +110,9 @@ public struct BearerAuth: Interceptor {
         -> InterceptorDecision
     {
         guard case .refreshing(let refresher) = source, case .response(let head, let body) = outcome,
-            head.status == .unauthorized, context.values[Generation.self] != nil
+            head.status == .unauthorized, context.values[Generation.self] != nil,
+            // A 401 from a redirect to another origin refuses a token that never went there.
+            context.responseURL.map({ RedirectFollower.sameOrigin($0, context.request.url) }) ?? true
         else { return .proceed }
         if context.values[Refreshed.self] == true {
             return .fail(
