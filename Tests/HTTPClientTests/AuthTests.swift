@@ -130,27 +130,37 @@ struct AuthTests {
         #expect(stub.requests.map { $0.headerFields[.authorization] } == ["Bearer stale", "Bearer fresh-but-revoked"])
     }
 
-    @Test("a 401 from a redirect to another origin is the response: no refresh, no retry")
-    func otherOriginUnauthorized() async throws {
+    /// A `302` to `location`.
+    static func redirect(to location: String) -> StubTransport.Reply {
+        .response(HTTPResponse(status: .found, headerFields: Fixtures.fields(["Location": location])))
+    }
+
+    @Test(
+        "a 401 to a hop the token did not go to (another origin, or back from one) is the response: no refresh",
+        arguments: [false, true])
+    func unauthorizedHopWithoutTheToken(_ comesBack: Bool) async throws {
         let refreshes = Collector<String?>()
         let tokens = TokenRefresher(token: "fresh-0") { rejected in
             refreshes.append(rejected)
             return "fresh-1"
         }
+        // x redirects to other.test, which answers 401 or redirects back to the client's origin,
+        // whose resource answers 401 to a request without the token.
         let stub = StubTransport(
             fallback: .handler { request in
-                guard request.url.host() == "other.test" else {
-                    return .response(
-                        HTTPResponse(
-                            status: .found, headerFields: Fixtures.fields(["Location": "https://other.test/login"])))
+                switch (request.url.host(), request.url.path()) {
+                case ("other.test", _):
+                    return comesBack ? Self.redirect(to: "https://api.test/v2/back") : .status(.unauthorized)
+                case (_, "/v2/x"): return Self.redirect(to: "https://other.test/away")
+                default: return request.headerFields.contains(.authorization) ? .status(.ok) : .status(.unauthorized)
                 }
-                return .status(.unauthorized)
             })
         let response = try await Fixtures.client(stub, interceptors: [BearerAuth(tokens)]).send(Fixtures.request("x"))
         #expect(response.status == .unauthorized)
         #expect(response.metrics.attempts.count == 1)
         #expect(refreshes.values.isEmpty)
-        #expect(stub.requests.map { $0.headerFields[.authorization] } == ["Bearer fresh-0", nil])
+        let sent = stub.requests.map { $0.headerFields[.authorization] }
+        #expect(sent == ["Bearer fresh-0", nil] + (comesBack ? [nil] : []))
     }
 
     @Test("with no initial token the refresher fetches one before the first request")

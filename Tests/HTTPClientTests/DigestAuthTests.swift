@@ -338,6 +338,42 @@ struct DigestAuthTests {
         #expect(uris == ["/v2/moved", "/v2/target?page=2", "/v2/again"])
     }
 
+    @Test("on a redirect hop each DigestAuth answers again only its own field: a request's own keeps its user")
+    func hopKeepsTheRequestsOwnInterceptor() async throws {
+        let server = DigestServer(.init(redirects: ["/v2/moved": "/v2/target"]))
+        let stub = server.transport()
+        let client = Fixtures.client(stub, interceptors: [DigestAuth(username: "svc", password: "other")])
+        // Both interceptors keep the origin's challenge (the client's credentials are refused).
+        await #expect(throws: ClientError.self) { _ = try await client.send(Fixtures.request("x")) }
+        let own = DigestAuth(username: "Mufasa", password: "Circle of Life")
+        server.restart()  // a nonce of its own: the refused answers used up the old one's counts
+        #expect(try await Fixtures.client(stub, interceptors: [own]).send(Fixtures.request("x")).status == .ok)
+        let response = try await client.send(Fixtures.request("moved").intercepted(by: own))
+        #expect(response.status == .ok)
+        let users = stub.requests.suffix(2).map { request in
+            request.headerFields[.authorization].flatMap { AuthChallenge.parse($0).first?["username"] }
+        }
+        #expect(users == ["Mufasa", "Mufasa"])
+    }
+
+    @Test("a 401 to a hop back from another origin, which lost the answer on the way, is the call's response")
+    func answerLostOnTheWay() async throws {
+        let server = DigestServer(.init(redirects: ["/v2/bounce": "https://other.test/away"]))
+        let stub = StubTransport(
+            fallback: .handler { request in
+                guard request.url.host() == "other.test" else { return server.reply(to: request) }
+                return .response(
+                    HTTPResponse(
+                        status: .found, headerFields: Fixtures.fields(["Location": "https://api.test/v2/back"])))
+            })
+        let client = Fixtures.client(stub, interceptors: [DigestAuth(username: "Mufasa", password: "Circle of Life")])
+        #expect(try await client.send(Fixtures.request("x")).status == .ok)
+        let response = try await client.send(Fixtures.request("bounce"))
+        #expect(response.status == .unauthorized)
+        #expect(response.metrics.attempts.count == 1)
+        #expect(stub.requests.suffix(2).map { $0.headerFields[.authorization] } == [nil, nil])
+    }
+
     @Test("a -sess session key is made once a nonce: every answer to it sends the first client nonce")
     func sessionKeyKept() async throws {
         let server = DigestServer(.init(algorithm: "SHA-256-sess"))

@@ -345,10 +345,11 @@ struct ResumableDownloadTests {
         // whole, which starts the file over; the rest resumes it.
         #expect(try await FileDigest.sha256(of: [destination]) == (try await Self.expectedHash(size: size, version: 2)))
         let growth = try #require(report["peakGrowth"] as? Int)
-        // Half the body: URLSession on Linux cannot be paused (corelibs' suspend restarts the
-        // transfer), so up to 64 MiB may wait for a disk slowed by the suite's other writes
-        // (FileBodyMode's transportBufferLimit), beside the 16-40 MiB the process grows by.
-        #expect(growth < 128 << 20, "peak RSS grew by \(growth >> 20) MiB for a 256 MiB body")
+        // Under the body: URLSession on Linux cannot be paused (corelibs' suspend restarts the
+        // transfer), so 64 MiB (FileBodyMode's transportBufferLimit) may wait for a disk slowed
+        // by the suite's other writes, and up to twice that while the writer stalls, beside the
+        // 16-40 MiB the process grows by. Measured: 16-27 MiB idle, 104 MiB under the suite.
+        #expect(growth < 192 << 20, "peak RSS grew by \(growth >> 20) MiB for a 256 MiB body")
         #expect(folder.contents == ["big.bin"])
     }
 

@@ -339,6 +339,19 @@ struct URLSessionTransferStateTests {
         #expect(Self.isEnd(state.chunkWanted(wait: true).answerReader))
     }
 
+    @Test("pausing for the reader: past the stall allowance (a reader stuck, not slow) the body fails")
+    func pausesForReaderUpToTheAllowance() {
+        var state = State(bufferLimit: 8, pausesForReader: true, stallAllowance: 8, deadlineCoversBody: true)
+        _ = state.taskCreated()
+        _ = state.headReceived(hasBody: true, declaredLength: nil)
+        #expect(state.dataReceived(Data(count: 16)).waitForReader)
+        let over = state.dataReceived(Data(count: 1))
+        #expect(over.cancelTask && !over.waitForReader)
+        #expect(Self.chunk(state.chunkWanted(wait: true).answerReader)?.count == 16)
+        let failure = Self.failure(state.chunkWanted(wait: true).answerReader)
+        #expect(failure.map { if case .tooLarge(limit: 16) = $0 { true } else { false } } == true)
+    }
+
     @Test("a held delivery goes on once the body is over: its reader gone, its deadline passed", arguments: [0, 1])
     func heldDeliveryReleasedAtTheEnd(_ ending: Int) {
         var state = State(bufferLimit: 8, pausesForReader: true, deadlineCoversBody: true)

@@ -97,8 +97,9 @@ public struct BearerAuth: Interceptor {
         }
     }
 
-    /// On `401`, refreshes the token and asks for a retry, once per request. A `401` from a
-    /// redirect to another origin is left as it is: the token never went there.
+    /// On `401`, refreshes the token and asks for a retry, once per request. A `401` to a
+    /// redirect hop that went without the token (to another origin, or back from one) is left
+    /// as it is: the token never went there.
     /// - Parameters:
     ///   - outcome: The attempt's outcome.
     ///   - context: The attempt's context.
@@ -111,8 +112,11 @@ public struct BearerAuth: Interceptor {
     {
         guard case .refreshing(let refresher) = source, case .response(let head, let body) = outcome,
             head.status == .unauthorized, context.values[Generation.self] != nil,
-            // A 401 from a redirect to another origin refuses a token that never went there.
-            context.responseURL.map({ RedirectFollower.sameOrigin($0, context.request.url) }) ?? true
+            // A 401 to a hop that went to another origin, or lost the token on the way
+            // (A → B → A), refuses a token that never went there.
+            context.lastHop.map({
+                RedirectFollower.sameOrigin($0.url, context.request.url) && $0.headerFields.contains(.authorization)
+            }) ?? true
         else { return .proceed }
         if context.values[Refreshed.self] == true {
             return .fail(

@@ -51,9 +51,13 @@ public final class DigestAuth: SynchronousInterceptor, HopAuthorizing {
         var sessionNonce: String?
     }
 
-    /// The field this interceptor set on a request, so that a redirect hop can tell it from
-    /// one the caller set.
-    private enum Answer: HTTPRequest.OptionKey { typealias Value = String }
+    /// The field an interceptor set on a request, and which one, so that a redirect hop can
+    /// tell it from one the caller, or another `DigestAuth`, set.
+    private struct AnswerMark: Sendable {
+        let owner: ObjectIdentifier
+        let field: String
+    }
+    private enum Answer: HTTPRequest.OptionKey { typealias Value = AnswerMark }
 
     /// Whether the request's last attempt answered a challenge, and whether that challenge came
     /// to this very request (not kept from an earlier one).
@@ -107,24 +111,32 @@ public final class DigestAuth: SynchronousInterceptor, HopAuthorizing {
             return
         }
         try request.headerFields.set(.authorization, field)
-        request.options[Answer.self] = field
+        request.options[Answer.self] = AnswerMark(owner: ObjectIdentifier(self), field: field)
         context.values[Answered.self] = own
     }
 
     /// Answers a same-origin redirect hop of a request this interceptor answered: the field
     /// names its target (`uri`), so the old one would be refused. Takes the next count. A hop
     /// the origin's challenge cannot answer now (another request replaced it) goes without a
-    /// field: its `401` brings the challenge to answer.
+    /// field, and its `401` is the call's response.
     /// - Parameter request: The hop's request, with the field of the request it came from.
     func authorize(hop request: inout HTTPRequest) throws {
-        guard let field = request.headerFields[.authorization], field == request.options[Answer.self] else { return }
+        guard carriesOwnAnswer(request) else { return }
         request.headerFields.remove(.authorization)
         request.options[Answer.self] = nil
         guard let origin = Self.origin(of: request.url), let (challenge, count, cnonce) = nextAnswer(for: origin),
             let answer = try? authorization(answering: challenge, count: count, cnonce: cnonce, for: request)
         else { return }
         try request.headerFields.set(.authorization, answer)
-        request.options[Answer.self] = answer
+        request.options[Answer.self] = AnswerMark(owner: ObjectIdentifier(self), field: answer)
+    }
+
+    /// Whether `request` carries the answer this interceptor set on it.
+    private func carriesOwnAnswer(_ request: HTTPRequest) -> Bool {
+        guard let field = request.headerFields[.authorization], let mark = request.options[Answer.self] else {
+            return false
+        }
+        return mark.owner == ObjectIdentifier(self) && mark.field == field
     }
 
     /// The origin's kept challenge with the nonce's next count, taken under the lock so that
@@ -155,11 +167,15 @@ public final class DigestAuth: SynchronousInterceptor, HopAuthorizing {
     ///   algorithm is known, else ``InterceptorDecision/proceed``.
     public func decide(_ outcome: AttemptOutcome, context: inout InterceptorContext) throws -> InterceptorDecision {
         guard case .response(let head, let body) = outcome, head.status == .unauthorized,
-            context.mayCarryCredentials(context.request), let origin = Self.origin(of: context.request.url),
-            // A 401 from a redirect to another origin challenges credentials that never go there.
-            context.responseURL.map({ RedirectFollower.sameOrigin($0, context.request.url) }) ?? true
+            context.mayCarryCredentials(context.request), let origin = Self.origin(of: context.request.url)
         else { return .proceed }
         let answered = context.values[Answered.self]
+        // The 401 must answer what went out: not a hop to another origin, whose challenge
+        // credentials never go to, nor a hop that lost the answer on the way (A → B → A).
+        if let last = context.lastHop {
+            guard RedirectFollower.sameOrigin(last.url, context.request.url) else { return .proceed }
+            if answered != nil && !carriesOwnAnswer(last) { return .proceed }
+        }
         // An `Authorization` field the caller set is theirs to answer for.
         if answered == nil && context.request.headerFields.contains(.authorization) { return .proceed }
         let offered = AuthChallenge.challenges(in: head).filter { $0.scheme == "digest" }

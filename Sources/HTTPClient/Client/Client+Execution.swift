@@ -235,7 +235,7 @@ extension Client {
                 decision = .proceed
             } else {
                 timeout = try stepTimeout(.beforeJudging)
-                context.responseURL = exchange?.request.url
+                context.lastHop = exchange?.request
                 do {
                     decision = try await decide(outcome, chain: chain, context: &context, timeout: timeout)
                 } catch let error as ClientError where error.code == .timedOut {

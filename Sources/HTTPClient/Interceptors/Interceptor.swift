@@ -200,10 +200,10 @@ public struct InterceptorContext: Sendable {
     /// Whether the interceptor running now was attached to this request by its caller
     /// (`HTTPRequest.intercepted(by:)`), not to the client.
     var attachedToRequest = false
-    /// During ``Interceptor/decide(_:context:)``: the URL the outcome's response came from,
-    /// the last redirect hop's (`nil` for a failure). A challenge from another origin than
-    /// ``request``'s is not one its credentials answer.
-    var responseURL: URL?
+    /// During ``Interceptor/decide(_:context:)``: the request the outcome's response answers,
+    /// as sent (the last redirect hop; `nil` for a failure). A `401` to a hop that went to
+    /// another origin, or that lost the credentials on the way, is no verdict on them.
+    var lastHop: HTTPRequest?
     let start: ContinuousClock.Instant
 
     /// Creates a context, for testing interceptors without a client.

@@ -97,8 +97,10 @@ public struct TransportOptions: Sendable {
     /// up its work queue, which every URLSession transfer of the process shares, until the
     /// reader has taken half the buffer or 5 ms have passed, and again at each delivery while
     /// the reader stays behind (the buffer grows by a delivery per wait, about 3 MB/s, not at
-    /// network speed); so leave it off for a reader that may stop for long (a stream handed to
-    /// a caller). A transport with backpressure slows the server either way.
+    /// network speed), failing the body only 64 MiB past the limit (or twice the limit, if
+    /// larger: a reader stuck, not slow).
+    /// So leave it off for a reader that may stop for long (a stream handed to a caller). A
+    /// transport with backpressure slows the server either way.
     public var pausesForSlowReader = false
 
     /// Creates options.

@@ -274,8 +274,9 @@ final class URLSessionTransfer: Sendable {
     /// tasks synchronously on it): one of those may be all the threads the reader could run
     /// on, so the wait must end on its own. Then the bytes stay over the limit, and each
     /// further delivery waits again: while the reader stalls, the buffer grows by one delivery
-    /// (16 KiB from libcurl) per wait, about 3 MB/s, not at network speed; and a request
-    /// starting meanwhile waits this long at most for each step URLSession takes on the queue.
+    /// (16 KiB from libcurl) per wait, about 3 MB/s, not at network speed, until the stall
+    /// allowance fails the body. A request starting meanwhile waits this long for each delivery
+    /// ahead of it on the queue (libcurl may make several in one pass over a socket).
     static let longestHold = DispatchTimeInterval.milliseconds(5)
 
     /// Request body bytes went out.

@@ -18,8 +18,9 @@ import Foundation
 /// - ``Phase/awaitingHead``: `send` waits for the response head.
 /// - ``Phase/receivingBody``: the head was handed over with a body; chunks arrive and
 ///   wait (at most `bufferLimit` bytes) until the body's reader asks for them. A transfer
-///   that ``pausesForReader`` never fails for a full buffer: it asks its shell to hold
-///   the delivery until the reader has taken half (``Actions/waitForReader``).
+///   that ``pausesForReader`` asks its shell to hold each delivery past that until the reader
+///   has taken half (``Actions/waitForReader``), and fails only once `stallAllowance` more
+///   bytes wait (a reader stuck, not slow).
 /// - ``Phase/finished``: the caller got a failure, or the body ended (chunks may still
 ///   wait for the reader, then the end or the failure comes).
 struct URLSessionTransferState: Sendable {
@@ -125,6 +126,10 @@ struct URLSessionTransferState: Sendable {
     private let bufferLimit: Int
     /// Whether a full buffer holds the delivery instead of failing the body.
     let pausesForReader: Bool
+    /// Past this many unread bytes the body fails: the limit, or the limit and the stall
+    /// allowance when deliveries wait for the reader (each wait is bounded, so a stuck reader
+    /// still lets bytes in).
+    private let hardLimit: Int
     private var declaredLength: Int64?
     private var chunks: [Data] = []
     private var nextChunk = 0
@@ -137,17 +142,23 @@ struct URLSessionTransferState: Sendable {
     ///   - bufferLimit: The most body bytes that may wait for the reader.
     ///   - pausesForReader: Whether a full buffer holds the delivery until the reader has
     ///     taken half, instead of failing the body.
+    ///   - stallAllowance: With `pausesForReader`, how many bytes past the limit may wait
+    ///     before the body fails; 64 MiB (or the limit, if larger) by default.
     ///   - deadlineCoversBody: Whether the deadline also ends a body still arriving.
     ///   - answersWithWholeBody: Whether the caller waits for the whole body, not the head.
     ///   - deadline: When the head must have arrived, if ever; ``timerFired(at:)`` enforces it.
     ///   - idleTimeout: The longest time without a byte moving, counted from `start`, if limited.
     ///   - start: When the transfer began; needed with an idle timeout.
     init(
-        bufferLimit: Int, pausesForReader: Bool = false, deadlineCoversBody: Bool, answersWithWholeBody: Bool = false,
+        bufferLimit: Int, pausesForReader: Bool = false, stallAllowance: Int? = nil, deadlineCoversBody: Bool,
+        answersWithWholeBody: Bool = false,
         deadline: ContinuousClock.Instant? = nil, idleTimeout: Duration? = nil, start: ContinuousClock.Instant? = nil
     ) {
         self.bufferLimit = max(1, bufferLimit)
         self.pausesForReader = pausesForReader
+        let limit = max(1, bufferLimit)
+        let allowance = max(0, stallAllowance ?? max(limit, 64 << 20))
+        hardLimit = !pausesForReader ? limit : limit > Int.max - allowance ? Int.max : limit + allowance
         self.deadlineCoversBody = deadlineCoversBody
         self.answersWithWholeBody = answersWithWholeBody
         self.deadline = deadline
@@ -196,7 +207,8 @@ struct URLSessionTransferState: Sendable {
     /// Body bytes arrived.
     /// - Returns: They go to a waiting reader or wait; past the limit the body fails and the
     ///   task is cancelled, or, when the transfer ``pausesForReader``, the delivery waits
-    ///   for the reader (the limit reached); a transfer already over cancels its task.
+    ///   for the reader (the limit reached) and the body fails only past the stall allowance;
+    ///   a transfer already over cancels its task.
     mutating func dataReceived(_ data: Data) -> Actions {
         guard phase == .receivingBody else { return cancellingTask() }
         received += Int64(data.count)
@@ -204,8 +216,8 @@ struct URLSessionTransferState: Sendable {
             readerWaiting = false
             return Actions(answerReader: .chunk(data))
         }
-        guard buffered + data.count <= bufferLimit || pausesForReader else {
-            return endBody(.failure(.tooLarge(limit: bufferLimit)), cancel: true)
+        guard buffered + data.count <= hardLimit else {
+            return endBody(.failure(.tooLarge(limit: hardLimit)), cancel: true)
         }
         chunks.append(data)
         buffered += data.count
