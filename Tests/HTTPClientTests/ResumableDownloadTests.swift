@@ -345,11 +345,12 @@ struct ResumableDownloadTests {
         // whole, which starts the file over; the rest resumes it.
         #expect(try await FileDigest.sha256(of: [destination]) == (try await Self.expectedHash(size: size, version: 2)))
         let growth = try #require(report["peakGrowth"] as? Int)
-        // Under the body: URLSession on Linux cannot be paused (corelibs' suspend restarts the
-        // transfer), so 64 MiB (FileBodyMode's transportBufferLimit) may wait for a disk slowed
-        // by the suite's other writes, and up to twice that while the writer stalls, beside the
-        // 16-40 MiB the process grows by. Measured: 16-27 MiB idle, 104 MiB under the suite.
-        #expect(growth < 192 << 20, "peak RSS grew by \(growth >> 20) MiB for a 256 MiB body")
+        // Under the body, which held whole would pass it: URLSession on Linux cannot be paused
+        // (corelibs' suspend restarts the transfer), so up to 64 MiB (FileBodyMode's
+        // transportBufferLimit) may wait for a disk slowed by the suite's other writes. Measured:
+        // 16-27 MiB idle; under the full suite's load 104 and 177 MiB (more than that buffer
+        // explains; see the note of 2026-11-27).
+        #expect(growth < 224 << 20, "peak RSS grew by \(growth >> 20) MiB for a 256 MiB body")
         #expect(folder.contents == ["big.bin"])
     }
 

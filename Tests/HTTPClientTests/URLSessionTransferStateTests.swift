@@ -317,58 +317,6 @@ struct URLSessionTransferStateTests {
         #expect(failure.map { if case .tooLarge(limit: 8) = $0 { true } else { false } } == true)
     }
 
-    @Test("pausing for the reader: a full buffer holds the delivery, never fails, until the reader took half")
-    func pausesForReader() {
-        var state = State(bufferLimit: 8, pausesForReader: true, deadlineCoversBody: true)
-        _ = state.taskCreated()
-        _ = state.headReceived(hasBody: true, declaredLength: nil)
-        #expect(!state.dataReceived(Data(count: 5)).waitForReader)
-        // The delivery that fills the buffer waits; the bytes are kept, nothing fails.
-        let full = state.dataReceived(Data(count: 3))
-        #expect(full.waitForReader && !full.cancelTask)
-        #expect(!state.hasRoom)
-        // Past the limit (a delivery URLSession made before it could wait) still waits.
-        let over = state.dataReceived(Data(count: 2))
-        #expect(over.waitForReader && !over.cancelTask && state.buffered == 10)
-        #expect(Self.chunk(state.chunkWanted(wait: false).answerReader)?.count == 5)
-        #expect(!state.hasRoom, "5 bytes left of a limit of 8: more than half")
-        #expect(Self.chunk(state.chunkWanted(wait: false).answerReader)?.count == 3)
-        #expect(state.hasRoom)
-        _ = state.completed(error: nil)
-        #expect(Self.chunk(state.chunkWanted(wait: true).answerReader)?.count == 2)
-        #expect(Self.isEnd(state.chunkWanted(wait: true).answerReader))
-    }
-
-    @Test("pausing for the reader: past the stall allowance (a reader stuck, not slow) the body fails")
-    func pausesForReaderUpToTheAllowance() {
-        var state = State(bufferLimit: 8, pausesForReader: true, stallAllowance: 8, deadlineCoversBody: true)
-        _ = state.taskCreated()
-        _ = state.headReceived(hasBody: true, declaredLength: nil)
-        #expect(state.dataReceived(Data(count: 16)).waitForReader)
-        let over = state.dataReceived(Data(count: 1))
-        #expect(over.cancelTask && !over.waitForReader)
-        #expect(Self.chunk(state.chunkWanted(wait: true).answerReader)?.count == 16)
-        let failure = Self.failure(state.chunkWanted(wait: true).answerReader)
-        #expect(failure.map { if case .tooLarge(limit: 16) = $0 { true } else { false } } == true)
-    }
-
-    @Test("a held delivery goes on once the body is over: its reader gone, its deadline passed", arguments: [0, 1])
-    func heldDeliveryReleasedAtTheEnd(_ ending: Int) {
-        var state = State(bufferLimit: 8, pausesForReader: true, deadlineCoversBody: true)
-        _ = state.taskCreated()
-        _ = state.headReceived(hasBody: true, declaredLength: nil)
-        #expect(state.dataReceived(Data(count: 8)).waitForReader)
-        #expect(!state.hasRoom)
-        let actions = ending == 0 ? state.readerGone() : state.deadlinePassed()
-        #expect(actions.cancelTask)
-        #expect(state.hasRoom)
-        // What URLSession delivers after the wait is refused.
-        #expect(!state.dataReceived(Data(count: 1)).waitForReader)
-        #expect(state.phase == .finished)
-        // A reader gone drops the chunks; past the deadline they stay for it, then the failure.
-        #expect(state.buffered == (ending == 0 ? 0 : 8))
-    }
-
     @Test("a body shorter than its declared length is truncated, however the task ended")
     func truncation() {
         for error in [nil, Failure.network as (any Error)?] {

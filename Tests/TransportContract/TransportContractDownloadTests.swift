@@ -140,23 +140,6 @@ struct TransportContractDownloadTests {
         }
     }
 
-    /// A reader that falls behind, the transport asked to wait for it (as the client asks for
-    /// a download to a file): every transport delivers the whole body. Alone: URLSession's
-    /// work queue is held for the reader meanwhile.
-    @Test(arguments: ContractTransports.all)
-    func unreadBodyWaitedForWhenAsked(_ subject: any ContractTransport) async throws {
-        let count = 4_000_000
-        var options = TransportOptions(responseBufferLimit: 64 * 1024)
-        options.pausesForSlowReader = true
-        let body = try await HoggingStep.alone {
-            let response = try await subject.shared.send(
-                try TransportFixture.request(.get, TransportFixture.fault("/bytes?n=\(count)")), options: options)
-            try await Task.sleep(for: .milliseconds(300))  // the reader falls behind
-            return try await TransportFixture.data(response)
-        }
-        #expect(body == TransportFixture.pattern(count))
-    }
-
     @Test(arguments: ContractTransports.all)
     func responseReturnsAtTheHeadBeforeTheBody(_ subject: any ContractTransport) async throws {
         let transport = subject.make()

@@ -138,11 +138,9 @@ extension Client {
         let progress = options.progress
         var uploadProgress: (@Sendable (TransferProgress) -> Void)?
         if let progress { uploadProgress = { progress.report($0) } }
-        var sendOptions = TransportOptions(
+        let transportOptions = TransportOptions(
             idleTimeout: attemptTimeout, responseBufferLimit: mode.transportBufferLimit, progress: uploadProgress,
             deadlineCoversBody: mode.deadlineCoversBody, awaitsWholeBody: mode.awaitsWholeBody)
-        sendOptions.pausesForSlowReader = mode.pausesForSlowReader
-        let transportOptions = sendOptions
         var attempt = 0
         while true {
             attempt += 1

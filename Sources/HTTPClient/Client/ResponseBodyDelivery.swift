@@ -14,9 +14,6 @@ protocol ResponseBodyMode: Sendable {
     var deadlineCoversBody: Bool { get }
     /// Whether the whole body is read at once, so the transport may return it complete.
     var awaitsWholeBody: Bool { get }
-    /// Whether the transport should wait for this mode's reader rather than fail a full
-    /// buffer (``TransportOptions/pausesForSlowReader``): only for a reader of the client's own.
-    var pausesForSlowReader: Bool { get }
 
     /// Changes an attempt's request, after the interceptors: a download asks for the rest of a
     /// body an earlier attempt cut.
@@ -44,7 +41,6 @@ extension ResponseBodyMode {
     var deadlineCoversBody: Bool { true }
     func prepare(_ request: inout HTTPRequest) {}
     var awaitsWholeBody: Bool { false }
-    var pausesForSlowReader: Bool { false }
     static func data(of content: Content) -> Data? { nil }
 }
 
@@ -109,11 +105,8 @@ struct FileBodyMode: ResponseBodyMode {
     /// The download's body across attempts.
     let body: DownloadBody
 
-    /// As much as may wait for the disk; then the transport waits for the writer.
+    /// As much as may wait for the disk.
     var transportBufferLimit: Int { 64 * 1024 * 1024 }
-    /// The reader is the loop below, which writes each chunk as it comes: a full buffer
-    /// means a disk or a thread pool busy for a moment, not a reader gone.
-    var pausesForSlowReader: Bool { true }
 
     /// Asks for the rest of a body an earlier attempt cut.
     func prepare(_ request: inout HTTPRequest) { body.ask(&request) }

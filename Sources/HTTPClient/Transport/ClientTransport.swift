@@ -88,20 +88,6 @@ public struct TransportOptions: Sendable {
     /// failed (holding at most ``responseBufferLimit`` bytes), which spares the caller a
     /// wake-up per chunk. `false` asks for the head as soon as it arrives.
     public var awaitsWholeBody: Bool
-    /// Whether a transport that cannot slow the server down should, with
-    /// ``responseBufferLimit`` bytes unread, wait for the reader to catch up instead of
-    /// failing the body; `false` by default.
-    ///
-    /// The client sets it for downloads to a file, whose reader is its own writer: a disk or a
-    /// thread pool busy for a moment no longer fails a download. URLSession on Linux then holds
-    /// up its work queue, which every URLSession transfer of the process shares, until the
-    /// reader has taken half the buffer or 5 ms have passed, and again at each delivery while
-    /// the reader stays behind (the buffer grows by a delivery per wait, about 3 MB/s, not at
-    /// network speed), failing the body only 64 MiB past the limit (or twice the limit, if
-    /// larger: a reader stuck, not slow).
-    /// So leave it off for a reader that may stop for long (a stream handed to a caller). A
-    /// transport with backpressure slows the server either way.
-    public var pausesForSlowReader = false
 
     /// Creates options.
     /// - Parameters:

@@ -34,18 +34,6 @@ final class URLSessionTransfer: Sendable {
         var bytesSent: Int64 = 0
         /// The timer's entry while it is set.
         var timer: DeadlineScheduler.Entry?
-        /// Whether a delivery of body bytes waits for the reader (``room``).
-        var deliveryHeld = false
-
-        /// Whether a delivery waiting for the reader may go on now (then no longer held). A
-        /// reader taking chunks is progress for the idle timeout while the delivery waits.
-        mutating func releasesDelivery(watchingIdle: Bool) -> Bool {
-            guard deliveryHeld else { return false }
-            if watchingIdle { machine.progressed(at: .now) }
-            guard machine.hasRoom else { return false }
-            deliveryHeld = false
-            return true
-        }
     }
 
     let request: HTTPRequest
@@ -58,9 +46,6 @@ final class URLSessionTransfer: Sendable {
     private let watchesIdle: Bool
     /// When the timer is first due, if the transfer has a time limit.
     let firstTimerDue: ContinuousClock.Instant?
-    /// Where a delivery of body bytes waits for the reader, for a transfer that
-    /// ``TransportOptions/pausesForSlowReader``: signalled once per wait.
-    private let room: DispatchSemaphore?
 
     /// Where progress callbacks (callers' code) run, in order: never on URLSession's work
     /// queue, where the delegate calls this transfer on Linux. The caller's answer is handed
@@ -89,12 +74,10 @@ final class URLSessionTransfer: Sendable {
         }
         let deadline = options.deadline
         let machine = URLSessionTransferState(
-            bufferLimit: options.responseBufferLimit, pausesForReader: options.pausesForSlowReader,
-            deadlineCoversBody: options.deadlineCoversBody,
+            bufferLimit: options.responseBufferLimit, deadlineCoversBody: options.deadlineCoversBody,
             answersWithWholeBody: options.awaitsWholeBody, deadline: deadline, idleTimeout: idleTimeout,
             start: idleTimeout == nil ? nil : ContinuousClock.now)
         watchesIdle = idleTimeout != nil
-        room = options.pausesForSlowReader ? DispatchSemaphore(value: 0) : nil
         firstTimerDue = machine.timerDue
         shared = Locked(Shared(machine: machine))
     }
@@ -243,41 +226,15 @@ final class URLSessionTransfer: Sendable {
         }.cancelTask
     }
 
-    /// Body bytes arrived. With the buffer full, for a transfer that
-    /// ``TransportOptions/pausesForSlowReader``, this waits until the reader has taken half
-    /// of it or the body is over, for at most ``longestHold`` at a time: URLSession cannot be
-    /// paused on Linux (corelibs' `suspend` starts the transfer over), but while its work
-    /// queue waits here, libcurl reads no more and TCP slows the server down.
+    /// Body bytes arrived.
     /// - Returns: `false` when the transfer is over and its task should be cancelled.
     func didReceive(_ data: Data) -> Bool {
         let now = watchesIdle ? ContinuousClock.now : nil
-        let actions = handle { shared in
+        return !handle { shared in
             if let now { shared.machine.progressed(at: now) }
-            let actions = shared.machine.dataReceived(data)
-            if actions.waitForReader { shared.deliveryHeld = true }
-            return actions
-        }
-        if actions.waitForReader, let room, room.wait(timeout: .now() + Self.longestHold) == .timedOut {
-            // Given up: unheld here, unless a release came meanwhile, whose signal is then
-            // taken so that it cannot end the next wait early.
-            let released = shared.withLock { shared in
-                defer { shared.deliveryHeld = false }
-                return !shared.deliveryHeld
-            }
-            if released { room.wait() }
-        }
-        return !actions.cancelTask
+            return shared.machine.dataReceived(data)
+        }.cancelTask
     }
-
-    /// The longest one delivery waits for the reader. The wait holds up URLSession's work
-    /// queue, which a thread starting another request may be waiting for (URLSession makes
-    /// tasks synchronously on it): one of those may be all the threads the reader could run
-    /// on, so the wait must end on its own. Then the bytes stay over the limit, and each
-    /// further delivery waits again: while the reader stalls, the buffer grows by one delivery
-    /// (16 KiB from libcurl) per wait, about 3 MB/s, not at network speed, until the stall
-    /// allowance fails the body. A request starting meanwhile waits this long for each delivery
-    /// ahead of it on the queue (libcurl may make several in one pass over a socket).
-    static let longestHold = DispatchTimeInterval.milliseconds(5)
 
     /// Request body bytes went out.
     func didSend(totalBytesSent: Int64) {
@@ -306,19 +263,15 @@ final class URLSessionTransfer: Sendable {
             throw CancellationError()
         }
         // Asked first without a continuation: a chunk already here costs no suspension.
-        let (now, release) = shared.withLock { shared in
-            (shared.machine.chunkWanted(wait: false), shared.releasesDelivery(watchingIdle: watchesIdle))
-        }
-        if release { room?.signal() }
+        let now = shared.withLock { $0.machine.chunkWanted(wait: false) }
         if let answer = now.answerReader { return try value(of: answer) }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
-                let (actions, release) = shared.withLock { shared in
+                let actions = shared.withLock { shared in
                     let actions = shared.machine.chunkWanted(wait: true)
                     if actions.answerReader == nil { shared.reader = continuation }
-                    return (actions, shared.releasesDelivery(watchingIdle: watchesIdle))
+                    return actions
                 }
-                if release { room?.signal() }
                 guard let answer = actions.answerReader else { return }
                 continuation.resume(with: Result { try value(of: answer) })
             }
@@ -343,7 +296,6 @@ final class URLSessionTransfer: Sendable {
         var head: HTTPResponse?
         var wholeBody: Data?
         var bytesSent: Int64 = 0
-        var releaseDelivery = false
     }
 
     /// Feeds one event to the machine and carries out its actions outside the lock.
@@ -353,7 +305,6 @@ final class URLSessionTransfer: Sendable {
         var taken = Taken()
         let actions = shared.withLock { shared in
             let actions = event(&shared)
-            taken.releaseDelivery = shared.releasesDelivery(watchingIdle: false)
             if let answer = actions.answerCaller {
                 swap(&taken.caller, &shared.caller)
                 taken.head = shared.head
@@ -372,7 +323,6 @@ final class URLSessionTransfer: Sendable {
             if shared.machine.task == .completed { swap(&taken.gateHold, &shared.gateHold) }
             return actions
         }
-        if taken.releaseDelivery { room?.signal() }
         if let timer = taken.timer { timers.finish(timer) }
         taken.gateHold?.release()
         taken.requestBody?.close()

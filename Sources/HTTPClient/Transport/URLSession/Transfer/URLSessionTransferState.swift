@@ -17,10 +17,7 @@ import Foundation
 /// The phases:
 /// - ``Phase/awaitingHead``: `send` waits for the response head.
 /// - ``Phase/receivingBody``: the head was handed over with a body; chunks arrive and
-///   wait (at most `bufferLimit` bytes) until the body's reader asks for them. A transfer
-///   that ``pausesForReader`` asks its shell to hold each delivery past that until the reader
-///   has taken half (``Actions/waitForReader``), and fails only once `stallAllowance` more
-///   bytes wait (a reader stuck, not slow).
+///   wait (at most `bufferLimit` bytes) until the body's reader asks for them.
 /// - ``Phase/finished``: the caller got a failure, or the body ended (chunks may still
 ///   wait for the reader, then the end or the failure comes).
 struct URLSessionTransferState: Sendable {
@@ -86,8 +83,6 @@ struct URLSessionTransferState: Sendable {
         var closeRequestBody = false
         /// Set the transfer's timer (which has just fired) again, for this instant.
         var setTimer: ContinuousClock.Instant?
-        /// Hold the delivery of the body (the delegate's callback) until ``hasRoom``.
-        var waitForReader = false
 
         /// No action.
         static let none = Actions()
@@ -124,12 +119,6 @@ struct URLSessionTransferState: Sendable {
     private(set) var lastProgress: ContinuousClock.Instant?
 
     private let bufferLimit: Int
-    /// Whether a full buffer holds the delivery instead of failing the body.
-    let pausesForReader: Bool
-    /// Past this many unread bytes the body fails: the limit, or the limit and the stall
-    /// allowance when deliveries wait for the reader (each wait is bounded, so a stuck reader
-    /// still lets bytes in).
-    private let hardLimit: Int
     private var declaredLength: Int64?
     private var chunks: [Data] = []
     private var nextChunk = 0
@@ -140,25 +129,16 @@ struct URLSessionTransferState: Sendable {
     /// Creates the state of a transfer not yet started.
     /// - Parameters:
     ///   - bufferLimit: The most body bytes that may wait for the reader.
-    ///   - pausesForReader: Whether a full buffer holds the delivery until the reader has
-    ///     taken half, instead of failing the body.
-    ///   - stallAllowance: With `pausesForReader`, how many bytes past the limit may wait
-    ///     before the body fails; 64 MiB (or the limit, if larger) by default.
     ///   - deadlineCoversBody: Whether the deadline also ends a body still arriving.
     ///   - answersWithWholeBody: Whether the caller waits for the whole body, not the head.
     ///   - deadline: When the head must have arrived, if ever; ``timerFired(at:)`` enforces it.
     ///   - idleTimeout: The longest time without a byte moving, counted from `start`, if limited.
     ///   - start: When the transfer began; needed with an idle timeout.
     init(
-        bufferLimit: Int, pausesForReader: Bool = false, stallAllowance: Int? = nil, deadlineCoversBody: Bool,
-        answersWithWholeBody: Bool = false,
+        bufferLimit: Int, deadlineCoversBody: Bool, answersWithWholeBody: Bool = false,
         deadline: ContinuousClock.Instant? = nil, idleTimeout: Duration? = nil, start: ContinuousClock.Instant? = nil
     ) {
         self.bufferLimit = max(1, bufferLimit)
-        self.pausesForReader = pausesForReader
-        let limit = max(1, bufferLimit)
-        let allowance = max(0, stallAllowance ?? max(limit, 64 << 20))
-        hardLimit = !pausesForReader ? limit : limit > Int.max - allowance ? Int.max : limit + allowance
         self.deadlineCoversBody = deadlineCoversBody
         self.answersWithWholeBody = answersWithWholeBody
         self.deadline = deadline
@@ -206,9 +186,7 @@ struct URLSessionTransferState: Sendable {
 
     /// Body bytes arrived.
     /// - Returns: They go to a waiting reader or wait; past the limit the body fails and the
-    ///   task is cancelled, or, when the transfer ``pausesForReader``, the delivery waits
-    ///   for the reader (the limit reached) and the body fails only past the stall allowance;
-    ///   a transfer already over cancels its task.
+    ///   task is cancelled; a transfer already over cancels its task.
     mutating func dataReceived(_ data: Data) -> Actions {
         guard phase == .receivingBody else { return cancellingTask() }
         received += Int64(data.count)
@@ -216,18 +194,13 @@ struct URLSessionTransferState: Sendable {
             readerWaiting = false
             return Actions(answerReader: .chunk(data))
         }
-        guard buffered + data.count <= hardLimit else {
-            return endBody(.failure(.tooLarge(limit: hardLimit)), cancel: true)
+        guard buffered + data.count <= bufferLimit else {
+            return endBody(.failure(.tooLarge(limit: bufferLimit)), cancel: true)
         }
         chunks.append(data)
         buffered += data.count
-        return pausesForReader && buffered >= bufferLimit ? Actions(waitForReader: true) : .none
+        return .none
     }
-
-    /// Whether a delivery held for the reader (``Actions/waitForReader``) may go on: the
-    /// reader has taken half the buffer, or nothing more is wanted (the body ended, failed or
-    /// lost its reader: the delivery then goes on to be refused).
-    var hasRoom: Bool { buffered <= bufferLimit / 2 || phase != .receivingBody }
 
     /// The body's reader asks for the next chunk.
     /// - Parameter wait: Whether the reader waits when there is nothing yet; `false` only
