@@ -130,11 +130,6 @@ struct AuthTests {
         #expect(stub.requests.map { $0.headerFields[.authorization] } == ["Bearer stale", "Bearer fresh-but-revoked"])
     }
 
-    /// A `302` to `location`.
-    static func redirect(to location: String) -> StubTransport.Reply {
-        .response(HTTPResponse(status: .found, headerFields: Fixtures.fields(["Location": location])))
-    }
-
     @Test(
         "a 401 to a hop the token did not go to (another origin, or back from one) is the response: no refresh",
         arguments: [false, true])
@@ -150,8 +145,11 @@ struct AuthTests {
             fallback: .handler { request in
                 switch (request.url.host(), request.url.path()) {
                 case ("other.test", _):
-                    return comesBack ? Self.redirect(to: "https://api.test/v2/back") : .status(.unauthorized)
-                case (_, "/v2/x"): return Self.redirect(to: "https://other.test/away")
+                    return comesBack
+                        ? .status(.found, headerFields: Fixtures.fields(["Location": "https://api.test/v2/back"]))
+                        : .status(.unauthorized)
+                case (_, "/v2/x"):
+                    return .status(.found, headerFields: Fixtures.fields(["Location": "https://other.test/away"]))
                 default: return request.headerFields.contains(.authorization) ? .status(.ok) : .status(.unauthorized)
                 }
             })

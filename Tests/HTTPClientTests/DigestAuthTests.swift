@@ -127,7 +127,7 @@ final class DigestServer: Sendable {
             value("opaque") == "0paque", value("realm") == settings.realm
         else { return challenge() }
         if let location = settings.redirects[request.path] {
-            return .response(HTTPResponse(status: .found, headerFields: Fixtures.fields(["Location": location])))
+            return .status(.found, headerFields: Fixtures.fields(["Location": location]))
         }
         return .status(.ok)
     }
@@ -145,6 +145,13 @@ struct DigestAuthTests {
         return (
             Fixtures.client(stub, interceptors: [DigestAuth(username: server.settings.user, password: password)]), stub
         )
+    }
+
+    /// `parameter` of each request's Digest answer, `nil` for a request without one.
+    static func answered(_ parameter: String, in requests: some Sequence<HTTPRequest>) -> [String?] {
+        requests.map { request in
+            request.headerFields[.authorization].flatMap { AuthChallenge.parse($0).first?[parameter] }
+        }
     }
 
     @Test("a challenge is answered once; the next requests answer it ahead of time with a growing nc")
@@ -332,10 +339,7 @@ struct DigestAuthTests {
         #expect(next.status == .ok)
         #expect(next.metrics.attempts.count == 1)
         #expect(server.counts == [1, 2, 3, 4, 5, 6])
-        let uris = stub.requests.suffix(3).map { request in
-            request.headerFields[.authorization].flatMap { AuthChallenge.parse($0).first?["uri"] }
-        }
-        #expect(uris == ["/v2/moved", "/v2/target?page=2", "/v2/again"])
+        #expect(Self.answered("uri", in: stub.requests.suffix(3)) == ["/v2/moved", "/v2/target?page=2", "/v2/again"])
     }
 
     @Test("on a redirect hop each DigestAuth answers again only its own field: a request's own keeps its user")
@@ -350,10 +354,7 @@ struct DigestAuthTests {
         #expect(try await Fixtures.client(stub, interceptors: [own]).send(Fixtures.request("x")).status == .ok)
         let response = try await client.send(Fixtures.request("moved").intercepted(by: own))
         #expect(response.status == .ok)
-        let users = stub.requests.suffix(2).map { request in
-            request.headerFields[.authorization].flatMap { AuthChallenge.parse($0).first?["username"] }
-        }
-        #expect(users == ["Mufasa", "Mufasa"])
+        #expect(Self.answered("username", in: stub.requests.suffix(2)) == ["Mufasa", "Mufasa"])
     }
 
     @Test("a 401 to a hop back from another origin, which lost the answer on the way, is the call's response")
@@ -362,9 +363,7 @@ struct DigestAuthTests {
         let stub = StubTransport(
             fallback: .handler { request in
                 guard request.url.host() == "other.test" else { return server.reply(to: request) }
-                return .response(
-                    HTTPResponse(
-                        status: .found, headerFields: Fixtures.fields(["Location": "https://api.test/v2/back"])))
+                return .status(.found, headerFields: Fixtures.fields(["Location": "https://api.test/v2/back"]))
             })
         let client = Fixtures.client(stub, interceptors: [DigestAuth(username: "Mufasa", password: "Circle of Life")])
         #expect(try await client.send(Fixtures.request("x")).status == .ok)
@@ -379,9 +378,7 @@ struct DigestAuthTests {
         let server = DigestServer(.init(algorithm: "SHA-256-sess"))
         let (client, stub) = Self.client(server)
         for _ in 0..<3 { #expect(try await client.send(Fixtures.request("x")).status == .ok) }
-        let cnonces = stub.requests.compactMap { request in
-            request.headerFields[.authorization].flatMap { AuthChallenge.parse($0).first?["cnonce"] }
-        }
+        let cnonces = Self.answered("cnonce", in: stub.requests).compactMap { $0 }
         #expect(cnonces.count == 3 && Set(cnonces).count == 1)
         #expect(server.counts == [1, 2, 3])
     }

@@ -41,6 +41,21 @@ struct ResumableDownloadTests {
             retry: [.transportErrors(max: retries), .attempts(max: retries + 1)])
     }
 
+    /// Downloads `/resumable` (`size` bytes, `query`, a key of its own named `name`) to
+    /// `file.bin` in a new folder with up to `retries` retries, and checks that the file is
+    /// version `version` of the server's body.
+    static func download(
+        _ name: String, size: Int, _ query: String, retries: Int = 5, version: Int = 1
+    ) async throws -> (response: ClientResponse<URL>, folder: Folder) {
+        let folder = try Folder()
+        let destination = folder.url.appendingPathComponent("file.bin")
+        let response = try await client(retries: retries).download(
+            .get("resumable?key=\(key(name))&size=\(size)&\(query)"), to: destination)
+        #expect(
+            try await FileDigest.sha256(of: [destination]) == (try await expectedHash(size: size, version: version)))
+        return (response, folder)
+    }
+
     static func outcomes(_ attempts: [ClientError.Attempt]) -> [String] {
         attempts.map { $0.failure ?? $0.status.map { "\($0.code)" } ?? "" }
     }
@@ -49,52 +64,33 @@ struct ResumableDownloadTests {
 
     @Test("a body cut three times resumes each time with Range and If-Range, and ends whole")
     func resumesWithETag() async throws {
-        let folder = try Folder()
-        let size = 8 << 20
-        let destination = folder.url.appendingPathComponent("file.bin")
-        let response = try await Self.client(retries: 5).download(
-            .get("resumable?key=\(Self.key("etag"))&size=\(size)&cuts=3&seed=11"), to: destination)
+        let (response, folder) = try await Self.download("etag", size: 8 << 20, "cuts=3&seed=11")
         #expect(Self.outcomes(response.metrics.attempts).count == 4)
         #expect(Self.outcomes(response.metrics.attempts).last == "206")
-        #expect(try await FileDigest.sha256(of: [destination]) == (try await Self.expectedHash(size: size)))
         #expect(folder.contents == ["file.bin"])
     }
 
     @Test("content that changes between attempts (a new ETag) makes the server send it whole: a clean restart")
     func changedContentRestarts() async throws {
-        let folder = try Folder()
-        let size = 8 << 20
-        let destination = folder.url.appendingPathComponent("file.bin")
-        let response = try await Self.client(retries: 5).download(
-            .get("resumable?key=\(Self.key("changed"))&size=\(size)&cuts=3&seed=12&new_version_at=3"), to: destination)
         // 1: cut; 2: resumed, cut; 3: If-Range no longer matches, so 200 with version 2, cut;
         // 4: resumed from version 2.
+        let (response, _) = try await Self.download(
+            "changed", size: 8 << 20, "cuts=3&seed=12&new_version_at=3", version: 2)
         #expect(Self.outcomes(response.metrics.attempts).count == 4)
         #expect(response.status == .partialContent)
-        #expect(try await FileDigest.sha256(of: [destination]) == (try await Self.expectedHash(size: size, version: 2)))
     }
 
     @Test("Last-Modified a day before Date is a strong validator: the body resumes on it")
     func resumesWithLastModified() async throws {
-        let folder = try Folder()
-        let size = 4 << 20
-        let destination = folder.url.appendingPathComponent("file.bin")
-        let response = try await Self.client(retries: 5).download(
-            .get("resumable?key=\(Self.key("date"))&size=\(size)&cuts=2&seed=13&validator=date"), to: destination)
+        let (response, _) = try await Self.download("date", size: 4 << 20, "cuts=2&seed=13&validator=date")
         #expect(Self.outcomes(response.metrics.attempts).count == 3)
         #expect(response.status == .partialContent)
-        #expect(try await FileDigest.sha256(of: [destination]) == (try await Self.expectedHash(size: size)))
     }
 
     @Test("a server that ignores Range sends 200 each time: each attempt starts the file over")
     func rangeIgnored() async throws {
-        let folder = try Folder()
-        let size = 4 << 20
-        let destination = folder.url.appendingPathComponent("file.bin")
-        let response = try await Self.client(retries: 5).download(
-            .get("resumable?key=\(Self.key("ignored"))&size=\(size)&cuts=2&seed=14&ranges=no"), to: destination)
+        let (response, folder) = try await Self.download("ignored", size: 4 << 20, "cuts=2&seed=14&ranges=no")
         #expect(Self.outcomes(response.metrics.attempts).last == "200")
-        #expect(try await FileDigest.sha256(of: [destination]) == (try await Self.expectedHash(size: size)))
         #expect(folder.contents == ["file.bin"])
     }
 
@@ -125,26 +121,18 @@ struct ResumableDownloadTests {
 
     @Test("a 206 that stops short of the end (a server capping its ranges) is followed by requests for the rest")
     func shortRanges() async throws {
-        let folder = try Folder()
-        let size = 3 << 20
-        let destination = folder.url.appendingPathComponent("file.bin")
-        let path = "resumable?key=\(Self.key("capped"))&size=\(size)&cuts=1&seed=19&range_cap=\(1 << 20)"
-        let response = try await Self.client(retries: 6).download(.get(path), to: destination)
+        let (response, _) = try await Self.download(
+            "capped", size: 3 << 20, "cuts=1&seed=19&range_cap=\(1 << 20)", retries: 6)
         let outcomes = Self.outcomes(response.metrics.attempts)
         #expect(outcomes.first == "truncatedBody" && outcomes.last == "206")
         #expect(outcomes.dropFirst().dropLast().allSatisfy { $0 == "truncatedBody" })
-        #expect(try await FileDigest.sha256(of: [destination]) == (try await Self.expectedHash(size: size)))
     }
 
     @Test("a 416 to the request for the rest fails the attempt (invalidResponse) and the body starts over")
     func unsatisfiableStartsOver() async throws {
-        let folder = try Folder()
-        let size = 2 << 20
-        let destination = folder.url.appendingPathComponent("file.bin")
-        let path = "resumable?key=\(Self.key("416"))&size=\(size)&cuts=1&seed=18&ranges=unsatisfiable_at_2"
-        let response = try await Self.client(retries: 5).download(.get(path), to: destination)
+        let (response, folder) = try await Self.download(
+            "416", size: 2 << 20, "cuts=1&seed=18&ranges=unsatisfiable_at_2")
         #expect(Self.outcomes(response.metrics.attempts) == ["truncatedBody", "invalidResponse", "200"])
-        #expect(try await FileDigest.sha256(of: [destination]) == (try await Self.expectedHash(size: size)))
         #expect(folder.contents == ["file.bin"])
     }
 

@@ -114,9 +114,7 @@ public struct BearerAuth: Interceptor {
             head.status == .unauthorized, context.values[Generation.self] != nil,
             // A 401 to a hop that went to another origin, or lost the token on the way
             // (A → B → A), refuses a token that never went there.
-            context.lastHop.map({
-                RedirectFollower.sameOrigin($0.url, context.request.url) && $0.headerFields.contains(.authorization)
-            }) ?? true
+            !context.lastHopLeftOrigin, context.lastHop?.headerFields.contains(.authorization) ?? true
         else { return .proceed }
         if context.values[Refreshed.self] == true {
             return .fail(

@@ -172,10 +172,8 @@ public final class DigestAuth: SynchronousInterceptor, HopAuthorizing {
         let answered = context.values[Answered.self]
         // The 401 must answer what went out: not a hop to another origin, whose challenge
         // credentials never go to, nor a hop that lost the answer on the way (A → B → A).
-        if let last = context.lastHop {
-            guard RedirectFollower.sameOrigin(last.url, context.request.url) else { return .proceed }
-            if answered != nil && !carriesOwnAnswer(last) { return .proceed }
-        }
+        if context.lastHopLeftOrigin { return .proceed }
+        if answered != nil, let last = context.lastHop, !carriesOwnAnswer(last) { return .proceed }
         // An `Authorization` field the caller set is theirs to answer for.
         if answered == nil && context.request.headerFields.contains(.authorization) { return .proceed }
         let offered = AuthChallenge.challenges(in: head).filter { $0.scheme == "digest" }

@@ -204,6 +204,10 @@ public struct InterceptorContext: Sendable {
     /// as sent (the last redirect hop; `nil` for a failure). A `401` to a hop that went to
     /// another origin, or that lost the credentials on the way, is no verdict on them.
     var lastHop: HTTPRequest?
+
+    /// Whether ``lastHop`` went to another origin than ``request``: credentials never go
+    /// there, so its `401` is no verdict on them.
+    var lastHopLeftOrigin: Bool { lastHop.map { !RedirectFollower.sameOrigin($0.url, request.url) } ?? false }
     let start: ContinuousClock.Instant
 
     /// Creates a context, for testing interceptors without a client.
