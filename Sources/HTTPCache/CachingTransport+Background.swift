@@ -10,6 +10,7 @@ extension CachingTransport {
         let conditional = Self.conditional(exchange.request, for: entry)
         var options = exchange.options
         options.deadline = nil
+        options.bodyDeadline = nil
         options.awaitsWholeBody = true
         options.progress = nil
         let flight: Flight? = revalidations.withLock { table in

@@ -55,8 +55,8 @@ public final class CachingTransport: ClientTransport {
         self.configuration = configuration
     }
 
-    /// Whether the wrapped transport enforces deadlines (a hit returns at once either way).
-    public var enforcesDeadline: Bool { base.enforcesDeadline }
+    /// The limits the wrapped transport enforces (a hit returns at once either way).
+    public var enforcedLimits: TransportLimits { base.enforcedLimits }
 
     /// How often the cache hit, missed, revalidated and stored, since it was made.
     public var counters: CacheCounters { statistics.withLock { $0 } }

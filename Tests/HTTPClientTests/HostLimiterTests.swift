@@ -197,7 +197,7 @@ struct HostLimiterDeadlineTests {
     /// client leaves the attempt's deadline to it.
     struct DeadlineKeeping: ClientTransport {
         let base: StubTransport
-        var enforcesDeadline: Bool { true }
+        var enforcedLimits: TransportLimits { .all }
         func send(_ request: HTTPRequest, options: TransportOptions) async throws -> TransportResponse {
             try await base.send(request, options: options)
         }

@@ -412,6 +412,21 @@ struct SourceExampleTests {
         #expect(try await client.send(HTTPRequest(url: URL(string: "x")!)).body == Data("hi".utf8))
     }
 
+    @Test("TransportLimits")
+    func transportLimits() async throws {
+        struct Relay: ClientTransport {
+            let base: any ClientTransport
+            var enforcedLimits: TransportLimits { base.enforcedLimits }
+            func send(_ request: HTTPRequest, options: TransportOptions) async throws -> TransportResponse {
+                try await base.send(request, options: options)
+            }
+        }
+
+        let relay = Relay(base: URLSessionTransport())
+        #expect(relay.enforcedLimits == .all)
+        #expect(Relay(base: StubTransport()).enforcedLimits.isEmpty)
+    }
+
     @Test("DefaultHeaderFields")
     func defaultHeaderFields() async throws {
         let baseURL = try TestServers.httpbin()

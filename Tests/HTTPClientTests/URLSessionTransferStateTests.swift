@@ -45,7 +45,7 @@ struct URLSessionTransferStateTests {
 
     /// What a sequence of events did, for the invariants.
     struct Trace {
-        var state = State(bufferLimit: 8, deadlineCoversBody: true)
+        var state = State(bufferLimit: 8, bodyDeadline: .now + .seconds(3600))
         var callerAnswers: [State.CallerAnswer] = []
         var readerAnswers: [State.ReaderAnswer] = []
         var cancels = 0
@@ -53,8 +53,10 @@ struct URLSessionTransferStateTests {
         var bytesOut = 0
         var readerWaits = false
 
-        init(deadlineCoversBody: Bool = true, wholeBody: Bool = false) {
-            state = State(bufferLimit: 8, deadlineCoversBody: deadlineCoversBody, answersWithWholeBody: wholeBody)
+        init(bodyDeadline: Bool = true, wholeBody: Bool = false) {
+            state = State(
+                bufferLimit: 8, answersWithWholeBody: wholeBody,
+                bodyDeadline: bodyDeadline ? .now + .seconds(3600) : nil)
         }
 
         mutating func run(_ event: Event) -> State.Actions {
@@ -85,7 +87,7 @@ struct URLSessionTransferStateTests {
 
     /// Drives a fresh state into `phase`.
     static func state(in phase: State.Phase, taskRunning: Bool = true) -> State {
-        var state = State(bufferLimit: 8, deadlineCoversBody: true)
+        var state = State(bufferLimit: 8, bodyDeadline: .now + .seconds(3600))
         if taskRunning { _ = state.taskCreated() }
         switch phase {
         case .awaitingHead: break
@@ -279,9 +281,9 @@ struct URLSessionTransferStateTests {
         #expect(trace.cancels <= 1)
     }
 
-    @Test("a streamed body outlives the deadline when the deadline does not cover it")
+    @Test("a body outlives the head's deadline when it has no deadline of its own")
     func deadlineLeavesTheBody() {
-        var trace = Trace(deadlineCoversBody: false)
+        var trace = Trace(bodyDeadline: false)
         _ = trace.run(.taskCreated)
         _ = trace.run(.head)
         let actions = trace.run(.deadline)
@@ -320,7 +322,7 @@ struct URLSessionTransferStateTests {
     @Test("a body shorter than its declared length is truncated, however the task ended")
     func truncation() {
         for error in [nil, Failure.network as (any Error)?] {
-            var state = State(bufferLimit: 100, deadlineCoversBody: true)
+            var state = State(bufferLimit: 100, bodyDeadline: .now + .seconds(3600))
             _ = state.taskCreated()
             _ = state.headReceived(hasBody: true, declaredLength: 10)
             _ = state.dataReceived(Data(count: 4))

@@ -19,11 +19,11 @@ struct URLSessionTransferStateTimerTests {
 
     /// A transfer with its task running and a 1 s idle timeout counted from ``start``.
     static func idleState(
-        deadline: Duration? = nil, deadlineCoversBody: Bool = false, wholeBody: Bool = false
+        deadline: Duration? = nil, bodyDeadline: Duration? = nil, wholeBody: Bool = false
     ) -> State {
         var state = State(
-            bufferLimit: 64, deadlineCoversBody: deadlineCoversBody, answersWithWholeBody: wholeBody,
-            deadline: deadline.map(at), idleTimeout: .seconds(1), start: start)
+            bufferLimit: 64, answersWithWholeBody: wholeBody, deadline: deadline.map(at),
+            bodyDeadline: bodyDeadline.map(at), idleTimeout: .seconds(1), start: start)
         _ = state.taskCreated()
         return state
     }
@@ -40,7 +40,7 @@ struct URLSessionTransferStateTimerTests {
 
     @Test("no limit: no timer")
     func noLimitNoTimer() {
-        var state = State(bufferLimit: 64, deadlineCoversBody: false)
+        var state = State(bufferLimit: 64)
         _ = state.taskCreated()
         #expect(!state.needsTimer)
         #expect(state.timerDue == nil)
@@ -166,9 +166,9 @@ struct URLSessionTransferStateTimerTests {
         #expect(state.phase == .receivingBody)
     }
 
-    @Test("a deadline that covers the body ends it while bytes still move")
+    @Test("a body's deadline ends it while bytes still move")
     func deadlineCoversTheBody() {
-        var state = Self.idleState(deadline: .seconds(2), deadlineCoversBody: true)
+        var state = Self.idleState(bodyDeadline: .seconds(2))
         state.progressed(at: Self.at(.milliseconds(100)))
         _ = state.headReceived(hasBody: true, declaredLength: nil)
         _ = state.chunkWanted(wait: true)
@@ -183,8 +183,7 @@ struct URLSessionTransferStateTimerTests {
 
     @Test("without an idle timeout, the deadline alone sets the timer, and only until the head")
     func deadlineAlone() {
-        var state = State(
-            bufferLimit: 64, deadlineCoversBody: false, deadline: Self.at(.seconds(1)))
+        var state = State(bufferLimit: 64, deadline: Self.at(.seconds(1)))
         _ = state.taskCreated()
         #expect(state.timerDue == Self.at(.seconds(1)))
         state.progressed(at: Self.at(.milliseconds(500)))

@@ -10,9 +10,9 @@ import Testing
 /// of its own per attempt), and runs callers' progress callbacks off URLSession's queues.
 @Suite("URLSessionTransport: deadlines and callbacks")
 struct URLSessionTransportDeadlineTests {
-    @Test func transportSaysItEnforcesDeadlines() {
-        #expect(URLSessionTransport().enforcesDeadline)
-        #expect(!StubTransport().enforcesDeadline)
+    @Test func transportSaysWhichLimitsItEnforces() {
+        #expect(URLSessionTransport().enforcedLimits == .all)
+        #expect(StubTransport().enforcedLimits.isEmpty)
     }
 
 }

@@ -198,8 +198,8 @@ struct TransportContractCancellationTests {
 @Suite("Transport contract: deadlines and callbacks")
 struct TransportContractDeadlineTests {
     @Test(arguments: ContractTransports.all)
-    func transportSaysItEnforcesDeadlines(_ subject: any ContractTransport) {
-        #expect(subject.make().enforcesDeadline)
+    func transportSaysItEnforcesEveryLimit(_ subject: any ContractTransport) {
+        #expect(subject.make().enforcedLimits == .all)
     }
 
     @Test(arguments: ContractTransports.all)
@@ -250,13 +250,13 @@ struct TransportContractDeadlineTests {
     }
 
     @Test(arguments: ContractTransports.all)
-    func deadlineCoveringTheBodyEndsABodyStillArriving(_ subject: any ContractTransport) async throws {
+    func bodyDeadlineEndsABodyStillArriving(_ subject: any ContractTransport) async throws {
         let request = try TransportFixture.request(
             .get, TransportFixture.fault("/slow?bytes=3000&chunks=3&interval=2.5"))
         let error = try await withWatchdog(seconds: 40) {
             await #expect(throws: ClientError.self) {
                 let response = try await subject.shared.send(
-                    request, options: TransportOptions(deadline: .now + .seconds(1), deadlineCoversBody: true))
+                    request, options: TransportOptions(bodyDeadline: .now + .seconds(1)))
                 _ = try await TransportFixture.data(response)
             }
         }

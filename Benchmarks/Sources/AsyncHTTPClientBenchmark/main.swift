@@ -84,12 +84,11 @@ if which == "all" || which == "requests" {
             }
         ),
         (
-            // As the client sends: an attempt deadline that covers the body (10 minutes).
+            // As the client sends: the head's deadline and the idle timeout (10 minutes).
             "AsyncHTTPClientTransport alone with a deadline",
             { [transportRequest] in
                 let options = TransportOptions(
-                    idleTimeout: .seconds(600), deadline: .now + .seconds(600), deadlineCoversBody: true,
-                    awaitsWholeBody: true)
+                    idleTimeout: .seconds(600), deadline: .now + .seconds(600), awaitsWholeBody: true)
                 _ = try await transport.send(transportRequest, options: options).body?.collect(upTo: 1 << 20)
             }
         ),

@@ -82,11 +82,11 @@ final class RequestNumbers: @unchecked Sendable {
     }
 }
 
-/// Answers every request at once with the same small response. It claims to enforce
-/// deadlines, as `URLSessionTransport` does, so the client spawns no task per attempt.
+/// Answers every request at once with the same small response. It claims to enforce every
+/// limit, as `URLSessionTransport` does, so the client spawns no task per attempt.
 struct InstantTransport: ClientTransport {
     let response: TransportResponse
-    var enforcesDeadline: Bool { true }
+    var enforcedLimits: TransportLimits { .all }
 
     func send(_ request: HTTPRequest, options: TransportOptions) async throws -> TransportResponse { response }
 
@@ -132,11 +132,11 @@ if which == "all" || which == "requests" {
         (
             "Heron transport with deadline",
             { [transportRequest] in
-                // As the client's buffered send passes them: an attempt deadline that covers
-                // the body, the idle timeout and the buffering limit of the client's defaults.
+                // As the client's buffered send passes them: the head's deadline, the idle
+                // timeout and the buffering limit of the client's defaults.
                 let options = TransportOptions(
                     idleTimeout: .seconds(600), responseBufferLimit: RequestOptions.defaultResponseBodyLimit,
-                    deadline: .now + .seconds(600), deadlineCoversBody: true, awaitsWholeBody: true)
+                    deadline: .now + .seconds(600), awaitsWholeBody: true)
                 _ = try await transport.send(transportRequest, options: options).body?.collect(upTo: 1 << 20)
             }
         ),

@@ -138,9 +138,13 @@ extension Client {
         let progress = options.progress
         var uploadProgress: (@Sendable (TransferProgress) -> Void)?
         if let progress { uploadProgress = { progress.report($0) } }
+        // The timeout bounds the wait for the head; then each wait for body bytes is bounded
+        // by the idle timeout (the timeout's, unless the call sets its own), and the whole body
+        // only by the call's deadline, if it has one.
+        let idleTimeout = Self.finite(options.idleTimeout ?? attemptTimeout)
         let transportOptions = TransportOptions(
-            idleTimeout: attemptTimeout, responseBufferLimit: mode.transportBufferLimit, progress: uploadProgress,
-            deadlineCoversBody: mode.deadlineCoversBody, awaitsWholeBody: mode.awaitsWholeBody)
+            idleTimeout: idleTimeout, responseBufferLimit: mode.transportBufferLimit, progress: uploadProgress,
+            bodyDeadline: mode.readsBodyInAttempt ? deadline : nil, awaitsWholeBody: mode.awaitsWholeBody)
         var attempt = 0
         while true {
             attempt += 1
@@ -189,22 +193,27 @@ extension Client {
             let attemptEnd: ContinuousClock.Instant
             do {
                 let result: Exchange<Mode.Content>
-                if let options = Self.options(
-                    transportOptions, timeout: timeout, from: attemptStart, enforcedBy: transport)
+                let headTimeout = Self.finite(timeout)
+                var sendOptions = transportOptions
+                if let headTimeout { sendOptions.deadline = attemptStart + headTimeout }
+                if let attemptGuard = attemptGuard(
+                    headTimeout: headTimeout, options: sendOptions, readsBody: mode.readsBodyInAttempt,
+                    start: attemptStart, request: prepared)
                 {
+                    let hopAuthorizers = chain.hopAuthorizers
+                    result = try await attemptGuard.run { [self, attempt, sendOptions] in
+                        try await followRedirects(
+                            from: prepared, options: sendOptions, mode: mode, progress: progress,
+                            limit: redirectLimit, hopAuthorizers: hopAuthorizers, attempt: attempt, prelude: prelude,
+                            events: emitter, guard: attemptGuard)
+                    }
+                } else {
                     // Called directly, not through a closure: the common case pays for no
                     // closure context and no extra async frame.
                     result = try await followRedirects(
-                        from: prepared, options: options, mode: mode, progress: progress, limit: redirectLimit,
-                        hopAuthorizers: chain.hopAuthorizers, attempt: attempt, prelude: prelude, events: emitter)
-                } else {
-                    let hopAuthorizers = chain.hopAuthorizers
-                    result = try await withDeadlineTask(timeout ?? .zero, request: prepared) { [self, attempt] in
-                        try await followRedirects(
-                            from: prepared, options: transportOptions, mode: mode, progress: progress,
-                            limit: redirectLimit, hopAuthorizers: hopAuthorizers, attempt: attempt, prelude: prelude,
-                            events: emitter)
-                    }
+                        from: prepared, options: sendOptions, mode: mode, progress: progress, limit: redirectLimit,
+                        hopAuthorizers: chain.hopAuthorizers, attempt: attempt, prelude: prelude, events: emitter,
+                        guard: nil)
                 }
                 attemptEnd = .now
                 exchange = result
@@ -543,7 +552,8 @@ extension Client {
     /// answer each hop again (a Digest field names its target).
     private nonisolated(nonsending) func followRedirects<Mode: ResponseBodyMode>(
         from request: HTTPRequest, options: TransportOptions, mode: Mode, progress: ProgressDestination?,
-        limit: Int, hopAuthorizers: [any HopAuthorizing], attempt: Int, prelude: [ClientEvent], events: EventEmitter
+        limit: Int, hopAuthorizers: [any HopAuthorizing], attempt: Int, prelude: [ClientEvent], events: EventEmitter,
+        guard attemptGuard: AttemptGuard?
     ) async throws -> Exchange<Mode.Content> {
         var current = request
         var redirects = 0
@@ -556,7 +566,7 @@ extension Client {
                 events.emit(batch)
                 batch = []
             }
-            let response: TransportResponse
+            var response: TransportResponse
             // Each hop carries the cookies of its own URL; `current` stays without them, so the
             // next hop is worked out from the request as the client made it.
             let sent = current.addingCookies(from: cookies)
@@ -575,6 +585,7 @@ extension Client {
                 }
             }
             guard limit > 0, var next = try RedirectFollower.nextRequest(after: current, response: response.head) else {
+                if let attemptGuard { Self.watchBody(of: &response, with: attemptGuard) }
                 let content = try await mode.receive(
                     response, request: current, progress: progress, scheduler: deadlines)
                 if !batch.isEmpty { events.emit(batch) }
@@ -597,31 +608,39 @@ extension Client {
         }
     }
 
-    /// The options for a transport call with `timeout`, when nothing else is needed to
-    /// enforce it: no timeout, or a transport that enforces ``TransportOptions/deadline``
-    /// (which is then set). `nil` when the call must run in a task cancelled at the timeout.
-    @inline(never)
-    private static func options(
-        _ options: TransportOptions, timeout: Duration?, from now: ContinuousClock.Instant,
-        enforcedBy transport: any ClientTransport
-    ) -> TransportOptions? {
-        // A timeout beyond a century is no timeout (and would overflow the clock's arithmetic).
-        guard let timeout, timeout < .seconds(3_153_600_000) else { return options }
-        guard transport.enforcesDeadline else { return nil }
-        var options = options
-        options.deadline = now + timeout
-        return options
+    /// `duration`, unless it is none or beyond a century (no limit, and one that would
+    /// overflow the clock's arithmetic).
+    static func finite(_ duration: Duration?) -> Duration? {
+        guard let duration, duration < .seconds(3_153_600_000) else { return nil }
+        return duration
     }
 
-    /// Runs `operation` in a task of its own, cancelled at `timeout`, throwing
-    /// ``ClientError/Code/timedOut`` then: for transports that do not enforce deadlines.
-    private func withDeadlineTask<Result: Sendable>(
-        _ timeout: Duration, request: HTTPRequest, _ operation: @escaping @Sendable () async throws -> Result
-    ) async throws -> Result {
-        try await deadlines.run(
-            timeout: timeout,
-            onTimeout: { ClientError(.timedOut, "no response within the timeout of \(timeout)", request: request) },
-            operation)
+    /// The guard of an attempt whose transport leaves some of its limits to the client, or
+    /// `nil` when the transport enforces all it has (it then runs in the caller's task, with no
+    /// task or timer of the client's). Not inlined: the attempt loop stays small.
+    @inline(never)
+    private func attemptGuard(
+        headTimeout: Duration?, options: TransportOptions, readsBody: Bool, start: ContinuousClock.Instant,
+        request: HTTPRequest
+    ) -> AttemptGuard? {
+        let limits = transportLimits
+        let head = limits.contains(.headDeadline) ? nil : headTimeout
+        // A streamed body's waits are timed by the stream, after the attempt.
+        let idle = limits.contains(.idleTimeout) || !readsBody ? nil : options.idleTimeout
+        let body = limits.contains(.bodyDeadline) ? nil : options.bodyDeadline
+        guard head != nil || idle != nil || body != nil else { return nil }
+        return AttemptGuard(
+            headTimeout: head, idleTimeout: idle, bodyDeadline: body, start: start, scheduler: deadlines,
+            request: request)
+    }
+
+    /// The final head of a guarded attempt arrived: its body, when it arrives in chunks, is
+    /// read with each wait watched.
+    @inline(never)
+    private static func watchBody(of response: inout TransportResponse, with attemptGuard: AttemptGuard) {
+        attemptGuard.headArrived()
+        guard attemptGuard.watchesBody, let body = response.body, case .stream = body.source else { return }
+        response.body = attemptGuard.watching(body)
     }
 
     private nonisolated(nonsending) static func sleep(_ wait: Duration, request: HTTPRequest) async throws {

@@ -54,10 +54,15 @@ public final class Client: Sendable {
     public let retry: RetryStack
     /// The most redirects one attempt follows; 0 returns redirects unfollowed.
     public let redirectLimit: Int
-    /// The longest one attempt may take (including its redirects), unless a request sets
-    /// its own ``RequestOptions/timeout``; `nil` for none. It also bounds each interceptor
-    /// step of an attempt (the `prepare` chain, the `decide` chain), even one that ignores
-    /// cancellation.
+    /// The longest each attempt may wait for the response head (its redirects included), and
+    /// then for each chunk of the body, unless a request sets its own
+    /// ``RequestOptions/timeout`` (or ``RequestOptions/idleTimeout`` for the body); `nil` for
+    /// none. URLSession's `timeoutInterval` and OkHttp's read timeout mean the same: a body that
+    /// keeps arriving is never cut at the timeout, however long it takes (a 2 GB download at
+    /// 10 MB/s completes under the default), while a server silent for longer fails the attempt
+    /// with ``ClientError/Code/timedOut``. To bound a whole call, body included, set
+    /// ``deadline``. It also bounds each interceptor step of an attempt (the `prepare` chain,
+    /// the `decide` chain), even one that ignores cancellation.
     public let timeout: Duration?
     /// Values every call starts with, beneath the call's own ``RequestOptions/values``
     /// (a call's value for the same key wins): what interceptors and the layers above the
@@ -74,6 +79,8 @@ public final class Client: Sendable {
     public let cookies: (any CookieStore)?
 
     let resolver: BaseURLResolver
+    /// The limits ``transport`` enforces itself, read once: the client enforces the others.
+    let transportLimits: TransportLimits
     let hub: ObserverHub
     let counter = RequestCounter()
     let deadlines = DeadlineScheduler()
@@ -99,7 +106,8 @@ public final class Client: Sendable {
     ///   - observers: Observers of every step.
     ///   - retry: The retry policies; ``RetryStack/default`` by default.
     ///   - redirectLimit: The most redirects per attempt; 10 by default, 0 to not follow.
-    ///   - timeout: The default per-attempt timeout; 60 seconds by default.
+    ///   - timeout: The longest wait for a response head, and then between body chunks; 60
+    ///     seconds by default.
     ///   - values: Values every call starts with; a call's own values win.
     ///   - deadline: The longest any call may take, every attempt and wait included, unless the
     ///     call sets its own; `nil` for none.
@@ -130,7 +138,8 @@ public final class Client: Sendable {
     ///   - observers: Observers of every step.
     ///   - retry: The retry policies; ``RetryStack/default`` by default.
     ///   - redirectLimit: The most redirects per attempt; 10 by default, 0 to not follow.
-    ///   - timeout: The default per-attempt timeout; 60 seconds by default.
+    ///   - timeout: The longest wait for a response head, and then between body chunks; 60
+    ///     seconds by default.
     ///   - values: Values every call starts with; a call's own values win.
     ///   - deadline: The longest any call may take; `nil` for none.
     ///   - cookies: Where to keep cookies (an HTTPCookies `CookieJar`); `nil` for none.
@@ -165,7 +174,8 @@ public final class Client: Sendable {
     ///   - observers: Observers of every step.
     ///   - retry: The retry policies; ``RetryStack/default`` by default.
     ///   - redirectLimit: The most redirects per attempt; 10 by default, 0 to not follow.
-    ///   - timeout: The default per-attempt timeout; 60 seconds by default.
+    ///   - timeout: The longest wait for a response head, and then between body chunks; 60
+    ///     seconds by default.
     ///   - values: Values every call starts with; a call's own values win.
     ///   - deadline: The longest any call may take; `nil` for none.
     ///   - cookies: Where to keep cookies (an HTTPCookies `CookieJar`); `nil` for none.
@@ -212,6 +222,7 @@ public final class Client: Sendable {
         self.cookies = cookies
         self.headerFields = headerFields
         self.transport = transport
+        self.transportLimits = transport.enforcedLimits
         self.interceptors = interceptors
         self.observers = observers
         self.retry = retry
@@ -397,10 +408,13 @@ public final class Client: Sendable {
         -> ClientResponse<ResponseStream>
     {
         let options = options.applying(request)
+        // A transport that enforces the idle timeout ends a silent body itself; for the others
+        // the stream times each wait for a chunk.
+        let idleTimeout =
+            transportLimits.contains(.idleTimeout) ? nil : options.idleTimeout ?? options.timeout ?? timeout
         return try await execute(
             request, options: options,
-            mode: StreamBodyMode(
-                bufferLimit: options.responseBodyLimit, idleTimeout: options.idleTimeout ?? options.timeout ?? timeout))
+            mode: StreamBodyMode(bufferLimit: options.responseBodyLimit, idleTimeout: idleTimeout))
     }
 
     /// Tells the observers of something that happened outside any one call, such as an

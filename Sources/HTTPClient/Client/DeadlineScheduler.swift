@@ -118,7 +118,7 @@ final class DeadlineScheduler: @unchecked Sendable {
 
     /// Starts `operation` in a task of its own, running it on the current thread up to its
     /// first suspension where the platform can (no hop to another thread just to begin).
-    private static func start<Result: Sendable>(
+    static func start<Result: Sendable>(
         _ operation: @escaping @Sendable () async throws -> Result
     ) -> Task<Result, any Error> {
         #if canImport(Darwin)

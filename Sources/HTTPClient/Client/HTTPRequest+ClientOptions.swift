@@ -11,12 +11,13 @@ enum DeadlineOption: HTTPRequest.OptionKey { typealias Value = ContinuousClock.I
 enum IdleTimeoutOption: HTTPRequest.OptionKey { typealias Value = Duration }
 
 extension HTTPRequest {
-    /// This request with its own per-attempt timeout, over the client's.
+    /// This request with its own timeout, over the client's: the longest each attempt may wait
+    /// for the response head, and then for each chunk of the body (``Client/timeout``).
     ///
     /// ```swift
     /// let response = try await client.send(.get("report").timeout(.seconds(120)).retries(5))
     /// ```
-    /// - Parameter timeout: The longest one attempt may take.
+    /// - Parameter timeout: The longest wait for the head, and between body chunks.
     /// - Returns: The request with the setting.
     public func timeout(_ timeout: Duration) -> HTTPRequest {
         var copy = self
@@ -130,9 +131,10 @@ extension HTTPRequest {
         return copy
     }
 
-    /// This request with an idle timeout for its streamed response body: the longest
-    /// ``Client/stream(_:options:)`` waits for the next chunk before it ends the reading with
-    /// ``ClientError/Code/timedOut`` and cancels the request.
+    /// This request with an idle timeout for its response body, apart from its timeout: the
+    /// longest a call (``Client/send(_:options:)``, ``Client/download(_:to:options:)``,
+    /// ``Client/stream(_:options:)``) waits for the next chunk before it fails with
+    /// ``ClientError/Code/timedOut`` and cancels the request (``RequestOptions/idleTimeout``).
     ///
     /// ```swift
     /// let response = try await client.stream(.get("logs/tail").idleTimeout(.seconds(15)))

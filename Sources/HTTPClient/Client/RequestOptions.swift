@@ -9,7 +9,10 @@ import HTTPCore
 /// let response = try await client.send(request, options: options)
 /// ```
 public struct RequestOptions: Sendable {
-    /// The longest one attempt may take, or `nil` for the client's default timeout.
+    /// The longest each attempt may wait for the response head (its redirects and interceptor
+    /// steps included), and then for each chunk of the body unless ``idleTimeout`` is set; `nil`
+    /// for the client's ``Client/timeout``. It does not bound the whole body: a long download
+    /// that keeps arriving goes on (``deadline`` bounds the whole call).
     public var timeout: Duration?
     /// Whether the retry policies may re-send this request although its method is not
     /// idempotent (`POST`, `PATCH`). Off by default.
@@ -29,12 +32,15 @@ public struct RequestOptions: Sendable {
     /// reverse), so the client's logging and authentication see the request as these
     /// shaped it.
     public var interceptors: [any Interceptor]
-    /// The longest a streamed response body (``Client/stream(_:options:)``) may go without a
-    /// chunk once its head has arrived, or `nil` for the attempt's timeout. When it passes,
-    /// the reading ends with ``ClientError/Code/timedOut`` and the request is cancelled, on any
-    /// transport. It bounds silence, not the whole stream: a server that sends a little at a
-    /// time keeps it open for as long as it goes on: to end a stream at a time of your
-    /// choosing, cancel the task that reads it (a call's deadline ends once the head is in).
+    /// The longest the response body may go without a chunk, for ``Client/send(_:options:)``,
+    /// the downloads and ``Client/stream(_:options:)`` alike, or `nil` for ``timeout``. When it
+    /// passes, the call (or the stream's reading) fails with ``ClientError/Code/timedOut`` and
+    /// the request is cancelled, on any transport. It bounds silence, not the whole body: a
+    /// server that sends a little at a time goes on for as long as it sends, and time the body
+    /// waits for a slow reader (a slow disk, a busy loop) is not silence. A transport that
+    /// enforces it itself (``TransportLimits/idleTimeout``) applies it to every wait for bytes,
+    /// as URLSession's `timeoutInterval` does, the wait for the head included. To end a body
+    /// at a time of your choosing, set ``deadline`` or cancel the task that reads it.
     public var idleTimeout: Duration?
     /// When the whole call must have ended, every attempt, backoff wait, redirect and
     /// interceptor step included, or `nil` for the client's ``Client/deadline`` (if any). For
@@ -57,15 +63,15 @@ public struct RequestOptions: Sendable {
 
     /// Creates options.
     /// - Parameters:
-    ///   - timeout: The per-attempt timeout, or `nil` for the client's default.
+    ///   - timeout: The longest wait for the head and between body chunks, or `nil` for the
+    ///     client's.
     ///   - retriesNonIdempotent: Whether non-idempotent methods may be retried.
     ///   - values: Values for the interceptors.
     ///   - responseBodyLimit: The most bytes to buffer; 64 MiB by default.
     ///   - redirectLimit: The most redirects, or `nil` for the client's limit.
     ///   - interceptors: Interceptors for this call only, around the client's own.
     ///   - progress: Where upload and download progress goes, if anywhere.
-    ///   - idleTimeout: The longest a streamed body may go without a chunk, or `nil` for the
-    ///     attempt's timeout.
+    ///   - idleTimeout: The longest the body may go without a chunk, or `nil` for `timeout`.
     ///   - deadline: When the whole call must have ended, or `nil` for the client's deadline.
     public init(
         timeout: Duration? = nil, retriesNonIdempotent: Bool = false, values: RequestValues = RequestValues(),

@@ -10,8 +10,9 @@ protocol ResponseBodyMode: Sendable {
 
     /// The most unread bytes the transport may hold.
     var transportBufferLimit: Int { get }
-    /// Whether an attempt's deadline also covers the body.
-    var deadlineCoversBody: Bool { get }
+    /// Whether the attempt reads the body (so the call's deadline and the idle timeout bound
+    /// it there), rather than handing it to the caller at the head.
+    var readsBodyInAttempt: Bool { get }
     /// Whether the whole body is read at once, so the transport may return it complete.
     var awaitsWholeBody: Bool { get }
 
@@ -38,7 +39,7 @@ protocol ResponseBodyMode: Sendable {
 }
 
 extension ResponseBodyMode {
-    var deadlineCoversBody: Bool { true }
+    var readsBodyInAttempt: Bool { true }
     func prepare(_ request: inout HTTPRequest) {}
     var awaitsWholeBody: Bool { false }
     static func data(of content: Content) -> Data? { nil }
@@ -146,7 +147,7 @@ struct StreamBodyMode: ResponseBodyMode {
 
     var transportBufferLimit: Int { bufferLimit }
     /// The body belongs to its reader once the head is in.
-    var deadlineCoversBody: Bool { false }
+    var readsBodyInAttempt: Bool { false }
 
     nonisolated(nonsending) func receive(
         _ response: TransportResponse, request: HTTPRequest, progress: ProgressDestination?,

@@ -95,6 +95,7 @@ public final class CoalescingTransport: ClientTransport {
             if let flight = table[key], let waiter = flight.join() { return (flight, waiter) }
             var shared = options
             shared.deadline = nil
+            shared.bodyDeadline = nil
             let flight = Flight(base: base, request: request, options: shared) { [self] flight in
                 flights.withLock { if $0[key] === flight { $0[key] = nil } }
             }

@@ -78,8 +78,9 @@ public final class HostLimiter: ClientTransport {
         self.maximumPause = maximumPause
     }
 
-    /// Whether the wrapped transport enforces ``TransportOptions/deadline``.
-    public var enforcesDeadline: Bool { base.enforcesDeadline }
+    /// The limits the wrapped transport enforces (a wait in the host's queue ends at
+    /// ``TransportOptions/deadline`` either way).
+    public var enforcedLimits: TransportLimits { base.enforcedLimits }
 
     /// Sends `request` through the wrapped transport once the host's limits allow it.
     /// - Parameters:

@@ -44,26 +44,67 @@ public protocol ClientTransport: Sendable {
     /// - Throws: `CancellationError` when the task is cancelled; ``ClientError`` otherwise.
     func send(_ request: HTTPRequest, options: TransportOptions) async throws -> TransportResponse
 
-    /// Whether this transport enforces ``TransportOptions/deadline`` itself; `false` unless
-    /// a transport says otherwise.
+    /// The limits of ``TransportOptions`` this transport enforces itself; none unless a
+    /// transport says otherwise.
     ///
-    /// When `false`, the client runs each attempt in a task of its own and cancels it at the
-    /// deadline. A transport that can stop its own work at a deadline saves that task.
-    var enforcesDeadline: Bool { get }
+    /// The client reads it once, when it is made. It enforces every limit a call needs that
+    /// is missing here itself, in a task of its own per attempt (the head's deadline, the
+    /// whole body's) and a timer on each wait for a body chunk (the idle timeout): a
+    /// transport that can stop its own work at its limits saves that task.
+    var enforcedLimits: TransportLimits { get }
 }
 
 extension ClientTransport {
-    /// `false`: the client enforces deadlines for this transport.
-    public var enforcesDeadline: Bool { false }
+    /// None: the client enforces every limit for this transport.
+    public var enforcedLimits: TransportLimits { [] }
+}
+
+/// Limits of ``TransportOptions`` that a ``ClientTransport`` enforces itself
+/// (``ClientTransport/enforcedLimits``), failing with ``ClientError/Code/timedOut`` and
+/// stopping the network work.
+///
+/// ```swift
+/// struct Relay: ClientTransport {
+///     let base: any ClientTransport
+///     var enforcedLimits: TransportLimits { base.enforcedLimits }
+///     func send(_ request: HTTPRequest, options: TransportOptions) async throws -> TransportResponse {
+///         try await base.send(request, options: options)
+///     }
+/// }
+/// ```
+public struct TransportLimits: OptionSet, Sendable, Hashable {
+    /// The raw bits.
+    public let rawValue: UInt8
+
+    /// Creates limits from their raw bits.
+    /// - Parameter rawValue: The bits.
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    /// ``TransportOptions/deadline``: the response head arrives by then or `send` fails.
+    public static let headDeadline = TransportLimits(rawValue: 1 << 0)
+    /// ``TransportOptions/idleTimeout``: a wait for bytes longer than it fails `send` or the
+    /// body's read; a reader that is slow to take the body is not waiting for bytes.
+    public static let idleTimeout = TransportLimits(rawValue: 1 << 1)
+    /// ``TransportOptions/bodyDeadline``: the whole body arrives by then or its read fails.
+    public static let bodyDeadline = TransportLimits(rawValue: 1 << 2)
+    /// Cancelling the task that awaits `send`, or the body's reader, stops the network work
+    /// at once, however far it has got.
+    public static let cancellation = TransportLimits(rawValue: 1 << 3)
+
+    /// Every limit.
+    public static let all: TransportLimits = [.headDeadline, .idleTimeout, .bodyDeadline, .cancellation]
 }
 
 /// How a transport should carry out one send.
 public struct TransportOptions: Sendable {
-    /// The longest the transport may wait without receiving or sending a byte, if set.
+    /// The longest the transport may wait for a byte to move, either way, if set: above all
+    /// the gaps between response body chunks. Time the body waits for its reader (a reader
+    /// slower than the network) is not waiting for bytes.
     ///
-    /// The client also enforces each attempt's whole timeout itself, so a transport that
-    /// cannot honour this exactly (URLSession on Linux rounds it to whole seconds) may
-    /// treat it as a hint.
+    /// A transport that lists ``TransportLimits/idleTimeout`` in its
+    /// ``ClientTransport/enforcedLimits`` fails with ``ClientError/Code/timedOut`` when it
+    /// passes (URLSession on Linux rounds it up to whole seconds); the client enforces it for
+    /// the others.
     public var idleTimeout: Duration?
     /// The most response body bytes the transport may hold that the body's reader has not
     /// taken yet; past it the body fails with ``ClientError/Code/responseTooLarge``.
@@ -73,16 +114,19 @@ public struct TransportOptions: Sendable {
     public var responseBufferLimit: Int
     /// Called with upload progress, from any thread, in order.
     public var progress: (@Sendable (TransferProgress) -> Void)?
-    /// When the response head must have arrived, if ever.
+    /// When the response head must have arrived, if ever; a body that has begun to arrive is
+    /// bounded by ``idleTimeout`` and ``bodyDeadline`` instead.
     ///
-    /// A transport whose ``ClientTransport/enforcesDeadline`` is `true` fails with
-    /// ``ClientError/Code/timedOut`` once it passes and stops the network work; other
-    /// transports may ignore it, as the client then enforces it.
+    /// A transport that lists ``TransportLimits/headDeadline`` in its
+    /// ``ClientTransport/enforcedLimits`` fails with ``ClientError/Code/timedOut`` once it
+    /// passes and stops the network work; other transports may ignore it, as the client then
+    /// enforces it.
     public var deadline: ContinuousClock.Instant?
-    /// Whether ``deadline`` also ends a body still arriving (its reads then fail with
-    /// ``ClientError/Code/timedOut``); `false` leaves a body that has begun to arrive to
-    /// its reader.
-    public var deadlineCoversBody: Bool
+    /// When the whole response, its body included, must have arrived, if ever: once it
+    /// passes, `send` or the body's reads fail with ``ClientError/Code/timedOut``. The client
+    /// sets it for a call with a ``RequestOptions/deadline``; a transport that does not list
+    /// ``TransportLimits/bodyDeadline`` may ignore it.
+    public var bodyDeadline: ContinuousClock.Instant?
     /// Whether the caller reads the whole body as soon as `send` returns (the client's
     /// buffered `send` does): a transport may then return only once the body has arrived or
     /// failed (holding at most ``responseBufferLimit`` bytes), which spares the caller a
@@ -95,19 +139,19 @@ public struct TransportOptions: Sendable {
     ///   - responseBufferLimit: The most unread response bytes to hold; 16 MiB by default.
     ///   - progress: An upload progress callback, if any.
     ///   - deadline: When the response head must have arrived, if ever.
-    ///   - deadlineCoversBody: Whether the deadline also ends the body; `false` by default.
+    ///   - bodyDeadline: When the whole body must have arrived, if ever.
     ///   - awaitsWholeBody: Whether `send` may return only once the body has arrived;
     ///     `false` by default.
     public init(
         idleTimeout: Duration? = nil, responseBufferLimit: Int = 16 * 1024 * 1024,
         progress: (@Sendable (TransferProgress) -> Void)? = nil, deadline: ContinuousClock.Instant? = nil,
-        deadlineCoversBody: Bool = false, awaitsWholeBody: Bool = false
+        bodyDeadline: ContinuousClock.Instant? = nil, awaitsWholeBody: Bool = false
     ) {
         self.idleTimeout = idleTimeout
         self.responseBufferLimit = max(1, responseBufferLimit)
         self.progress = progress
         self.deadline = deadline
-        self.deadlineCoversBody = deadlineCoversBody
+        self.bodyDeadline = bodyDeadline
         self.awaitsWholeBody = awaitsWholeBody
     }
 }

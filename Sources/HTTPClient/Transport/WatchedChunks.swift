@@ -8,6 +8,12 @@ package protocol ChunkWatcher: Sendable {
     func take(_ chunk: Data)
     /// The body ended, with `failure` or completely.
     func end(failure: (any Error)?)
+    /// The reader waits for the next chunk.
+    func waiting()
+}
+
+extension ChunkWatcher {
+    package func waiting() {}
 }
 
 /// A response body's chunks passed on unchanged, each shown to `watcher` on the way, and
@@ -33,6 +39,7 @@ package struct WatchedChunks<Watcher: ChunkWatcher>: AsyncSequence, Sendable {
 
         package mutating func next() async throws -> Data? {
             do {
+                watcher.waiting()
                 guard let chunk = try await base.next() else {
                     watcher.end(failure: nil)
                     return nil

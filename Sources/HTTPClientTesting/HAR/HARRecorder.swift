@@ -82,8 +82,8 @@ public final class HARRecorder: ClientTransport {
         self.bodyLimit = max(0, bodyLimit)
     }
 
-    /// Whether the wrapped transport enforces deadlines itself.
-    public var enforcesDeadline: Bool { transport.enforcesDeadline }
+    /// The limits the wrapped transport enforces itself.
+    public var enforcedLimits: TransportLimits { transport.enforcedLimits }
 
     /// The exchanges recorded so far, in the order their responses arrived; an entry whose
     /// body is still being read shows what has arrived.

@@ -198,8 +198,9 @@ public struct Endpoint<Request: Sendable, Response: Sendable>: Sendable {
         return copy
     }
 
-    /// This endpoint with a per-attempt timeout.
-    /// - Parameter timeout: The longest one attempt may take.
+    /// This endpoint with its own timeout: the longest each attempt waits for the response
+    /// head, and then for each chunk of the body.
+    /// - Parameter timeout: The longest wait for the head, and between body chunks.
     /// - Returns: The endpoint with the timeout.
     public func timeout(_ timeout: Duration) -> Endpoint {
         var copy = self

@@ -267,9 +267,11 @@ public final class AsyncHTTPClientTransport: ClientTransport {
         if first { try await client.shutdown() }
     }
 
-    /// `true`: the transport fails a request with ``ClientError/Code/timedOut`` at
-    /// ``TransportOptions/deadline`` and cancels it.
-    public var enforcesDeadline: Bool { true }
+    /// Every limit: the transport fails a request with ``ClientError/Code/timedOut`` at
+    /// ``TransportOptions/deadline`` and ``TransportOptions/bodyDeadline`` and after
+    /// ``TransportOptions/idleTimeout`` without a byte (time spent waiting for the body's
+    /// reader aside), and cancels it, as it does when the caller's task is cancelled.
+    public var enforcedLimits: TransportLimits { .all }
 
     /// Sends `request` once and returns the response head and body.
     ///
@@ -288,19 +290,23 @@ public final class AsyncHTTPClientTransport: ClientTransport {
     public func send(_ request: HTTPCore.HTTPRequest, options: TransportOptions) async throws -> TransportResponse {
         try Task.checkCancellation()
         // AsyncHTTPClient's deadline covers the wait for the head; a guard enforces the rest:
-        // a deadline that covers the body, and the idle timeout unless that deadline comes first.
+        // the body's deadline, and the idle timeout unless that deadline comes first.
         var headDeadline = NIODeadline.distantFuture
         var guardDeadline: NIODeadline?
         var idleTimeout = options.idleTimeout.map(Self.timeAmount)
-        if let deadline = options.deadline {
-            let left = deadline - .now
+        var earliest = options.deadline
+        if let bodyDeadline = options.bodyDeadline { earliest = earliest.map { min($0, bodyDeadline) } ?? bodyDeadline }
+        if let deadline = earliest {
+            let now = ContinuousClock.now
+            let left = deadline - now
             guard left > .zero else {
                 throw ClientError(.timedOut, "no response before the deadline of the attempt", request: request)
             }
-            let amount = Self.timeAmount(left)
-            headDeadline = .now() + amount
-            if options.deadlineCoversBody {
-                guardDeadline = headDeadline
+            let nioNow = NIODeadline.now()
+            headDeadline = nioNow + Self.timeAmount(left)
+            if let bodyDeadline = options.bodyDeadline {
+                let amount = Self.timeAmount(bodyDeadline - now)
+                guardDeadline = nioNow + amount
                 if let idle = idleTimeout, idle >= amount { idleTimeout = nil }
             }
         }

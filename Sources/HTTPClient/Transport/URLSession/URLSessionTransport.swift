@@ -207,9 +207,11 @@ public final class URLSessionTransport: ClientTransport {
         }
     }
 
-    /// `true`: the transport fails a request with ``ClientError/Code/timedOut`` at
-    /// ``TransportOptions/deadline`` and cancels its URLSession task.
-    public var enforcesDeadline: Bool { true }
+    /// Every limit: the transport fails a request with ``ClientError/Code/timedOut`` at
+    /// ``TransportOptions/deadline`` and ``TransportOptions/bodyDeadline``, and after
+    /// ``TransportOptions/idleTimeout`` without a byte (rounded up to whole seconds), and
+    /// cancels its URLSession task, as it does when the caller's task is cancelled.
+    public var enforcedLimits: TransportLimits { .all }
 
     /// What URLSession reads a file or stream body from: the file directly when its size
     /// is known, the body's own `InputStream` when it is made from streams, else a pump

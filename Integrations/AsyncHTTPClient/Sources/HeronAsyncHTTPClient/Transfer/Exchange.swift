@@ -201,7 +201,7 @@ struct Exchange: Sendable {
         if let reason = guardian?.reason {
             let what =
                 reason == .deadline
-                ? "no response before the deadline of the attempt" : "no data moved within the idle timeout"
+                ? "the response did not end before the call's deadline" : "no data moved within the idle timeout"
             return ClientError(.timedOut, what, request: request, response: head, underlying: error)
         }
         if let failure = upload?.error {

@@ -72,10 +72,9 @@ final class URLSessionTransfer: Sendable {
         let idleTimeout = URLSessionTransport.timeoutInterval(for: options.idleTimeout).flatMap {
             $0 < 3_153_600_000 ? Duration.seconds(Int64($0)) : nil
         }
-        let deadline = options.deadline
         let machine = URLSessionTransferState(
-            bufferLimit: options.responseBufferLimit, deadlineCoversBody: options.deadlineCoversBody,
-            answersWithWholeBody: options.awaitsWholeBody, deadline: deadline, idleTimeout: idleTimeout,
+            bufferLimit: options.responseBufferLimit, answersWithWholeBody: options.awaitsWholeBody,
+            deadline: options.deadline, bodyDeadline: options.bodyDeadline, idleTimeout: idleTimeout,
             start: idleTimeout == nil ? nil : ContinuousClock.now)
         watchesIdle = idleTimeout != nil
         firstTimerDue = machine.timerDue
@@ -388,8 +387,11 @@ final class URLSessionTransfer: Sendable {
         case .cancelled:
             return CancellationError()
         case .timedOut:
-            return ClientError(
-                .timedOut, "no response before the deadline of the attempt", request: request, response: head)
+            let what =
+                head == nil
+                ? "no response before the deadline of the attempt"
+                : "the response body did not end before the call's deadline"
+            return ClientError(.timedOut, what, request: request, response: head)
         case .idleTimedOut(let timeout):
             // The same error whichever clock saw it first, this transfer's or URLSession's:
             // the underlying error is URLError's timeout either way.

@@ -105,14 +105,13 @@ struct URLSessionTransferState: Sendable {
     /// What the caller was answered, once it was: a caller that comes later (its
     /// continuation stored after the transfer ended) gets the same.
     private(set) var callerAnswer: CallerAnswer?
-    /// Whether the deadline also ends a body still arriving.
-    let deadlineCoversBody: Bool
     /// Whether the caller is answered once the whole body is here (or failed), not at the head.
     let answersWithWholeBody: Bool
 
-    /// When the response head must have arrived (and the body ended, when
-    /// ``deadlineCoversBody``), if ever.
+    /// When the response head must have arrived, if ever.
     let deadline: ContinuousClock.Instant?
+    /// When the whole body (and so the head) must have arrived, if ever.
+    let bodyDeadline: ContinuousClock.Instant?
     /// The longest time without a byte moving, in either direction, if limited.
     let idleTimeout: Duration?
     /// When bytes last moved, or the transfer began; the idle timeout counts from here.
@@ -129,17 +128,18 @@ struct URLSessionTransferState: Sendable {
     /// Creates the state of a transfer not yet started.
     /// - Parameters:
     ///   - bufferLimit: The most body bytes that may wait for the reader.
-    ///   - deadlineCoversBody: Whether the deadline also ends a body still arriving.
     ///   - answersWithWholeBody: Whether the caller waits for the whole body, not the head.
     ///   - deadline: When the head must have arrived, if ever; ``timerFired(at:)`` enforces it.
+    ///   - bodyDeadline: When the whole body must have arrived, if ever; enforced the same way.
     ///   - idleTimeout: The longest time without a byte moving, counted from `start`, if limited.
     ///   - start: When the transfer began; needed with an idle timeout.
     init(
-        bufferLimit: Int, deadlineCoversBody: Bool, answersWithWholeBody: Bool = false,
-        deadline: ContinuousClock.Instant? = nil, idleTimeout: Duration? = nil, start: ContinuousClock.Instant? = nil
+        bufferLimit: Int, answersWithWholeBody: Bool = false, deadline: ContinuousClock.Instant? = nil,
+        bodyDeadline: ContinuousClock.Instant? = nil, idleTimeout: Duration? = nil,
+        start: ContinuousClock.Instant? = nil
     ) {
         self.bufferLimit = max(1, bufferLimit)
-        self.deadlineCoversBody = deadlineCoversBody
+        self.bodyDeadline = bodyDeadline
         self.answersWithWholeBody = answersWithWholeBody
         self.deadline = deadline
         self.idleTimeout = start == nil ? nil : idleTimeout
@@ -298,11 +298,13 @@ struct URLSessionTransferState: Sendable {
         return actions
     }
 
-    /// The deadline passed: the caller fails if the head has not come, and so does a body
-    /// still arriving when the deadline covers it.
+    /// The deadline that applies now passed: the caller fails if the head has not come, and
+    /// so does a body still arriving when it has a ``bodyDeadline`` (the caller too, when it
+    /// waits for the whole body).
     mutating func deadlinePassed() -> Actions {
+        if phase == .awaitingHead { return failingCaller(.timedOut) }
+        guard phase == .receivingBody, bodyDeadline != nil else { return .none }
         if callerWaiting { return failingCaller(.timedOut) }
-        guard phase == .receivingBody, deadlineCoversBody else { return .none }
         return endBody(.failure(.timedOut), cancel: true)
     }
 
@@ -319,12 +321,19 @@ struct URLSessionTransferState: Sendable {
     /// Whether the transfer still needs its timer: while the caller waits or the body
     /// arrives, as long as a limit (``deadline``, ``idleTimeout``) still applies.
     var needsTimer: Bool {
-        phase != .finished && (idleTimeout != nil || (deadline != nil && deadlineApplies))
+        phase != .finished && (idleTimeout != nil || currentDeadline != nil)
     }
 
-    /// Whether the deadline still ends something: the wait for the head, or a body it covers.
-    private var deadlineApplies: Bool {
-        phase == .awaitingHead || (phase == .receivingBody && deadlineCoversBody)
+    /// The deadline that ends something now: the earlier of the two while the head is awaited,
+    /// the body's once it arrives.
+    private var currentDeadline: ContinuousClock.Instant? {
+        switch phase {
+        case .awaitingHead:
+            guard let deadline else { return bodyDeadline }
+            return bodyDeadline.map { min($0, deadline) } ?? deadline
+        case .receivingBody: return bodyDeadline
+        case .finished: return nil
+        }
     }
 
     /// When the timer should fire next: the deadline (while it applies) or the end of the idle
@@ -332,7 +341,7 @@ struct URLSessionTransferState: Sendable {
     var timerDue: ContinuousClock.Instant? {
         guard needsTimer else { return nil }
         var due: ContinuousClock.Instant?
-        if let deadline, deadlineApplies { due = deadline }
+        if let deadline = currentDeadline { due = deadline }
         if let idleTimeout, let lastProgress {
             let idleEnd = lastProgress + idleTimeout
             due = due.map { min($0, idleEnd) } ?? idleEnd
@@ -349,7 +358,7 @@ struct URLSessionTransferState: Sendable {
     ///   otherwise ``Actions/setTimer`` for the next ``timerDue``, if any.
     mutating func timerFired(at now: ContinuousClock.Instant) -> Actions {
         guard needsTimer else { return .none }
-        if let deadline, deadlineApplies, now >= deadline { return deadlinePassed() }
+        if let deadline = currentDeadline, now >= deadline { return deadlinePassed() }
         if let idleTimeout, let lastProgress, now - lastProgress >= idleTimeout {
             if callerWaiting { return failingCaller(.idleTimedOut(idleTimeout)) }
             return endBody(.failure(.idleTimedOut(idleTimeout)), cancel: true)

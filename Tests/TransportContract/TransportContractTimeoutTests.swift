@@ -1,0 +1,128 @@
+import Foundation
+import HTTPClient
+import HTTPCore
+import Testing
+
+/// What a call's `timeout` means over every transport (issue 41, Decision 1): it bounds each
+/// attempt up to the response head and then every gap between body chunks, as URLSession's
+/// `timeoutInterval` does, but not the whole body; time the body waits for a slow reader is
+/// not a gap; only the call's `deadline` bounds the whole body.
+@Suite("Transport contract: the client's timeout and deadline")
+struct TransportContractTimeoutTests {
+    /// A client over the subject's shared transport with `timeout`, no retries, so each
+    /// failure shows as it is.
+    private func client(_ subject: any ContractTransport, timeout: Duration) -> Client {
+        Client(transport: subject.shared, retry: .none, timeout: timeout)
+    }
+
+    /// 16 chunks 0.4 s apart: a body that takes 6 s, three times the timeout, with every gap
+    /// a fifth of it. The old per-attempt timeout failed it at 2 s.
+    @Test(arguments: ContractTransports.all)
+    func bodyTricklingForThreeTimesTheTimeoutCompletes(_ subject: any ContractTransport) async throws {
+        let request = try TransportFixture.request(
+            .get, TransportFixture.fault("/slow?bytes=16000&chunks=16&interval=0.4"))
+        let start = ContinuousClock.now
+        let response = try await HoggingStep.timed {
+            try await withWatchdog(seconds: 40) {
+                try await client(subject, timeout: .seconds(2)).send(request)
+            }
+        }
+        #expect(ContinuousClock.now - start > .seconds(5))
+        #expect(response.body == TransportFixture.pattern(16000))
+    }
+
+    /// The same trickle written to a file: a download is not cut at the timeout either.
+    @Test(arguments: ContractTransports.all)
+    func downloadTricklingPastTheTimeoutCompletes(_ subject: any ContractTransport) async throws {
+        let request = try TransportFixture.request(
+            .get, TransportFixture.fault("/slow?bytes=16000&chunks=16&interval=0.4"))
+        let destination = TransportFixture.temporaryFile("trickle")
+        defer { try? FileManager.default.removeItem(at: destination) }
+        let response = try await HoggingStep.timed {
+            try await withWatchdog(seconds: 40) {
+                try await client(subject, timeout: .seconds(2)).download(request, to: destination)
+            }
+        }
+        #expect(try Data(contentsOf: response.body) == TransportFixture.pattern(16000))
+    }
+
+    /// A gap of 3 s in the body, over a 1 s timeout: the call fails with `timedOut` after the
+    /// head arrived, for a buffered call and a download alike.
+    @Test(arguments: ContractTransports.all)
+    func gapLongerThanTheTimeoutFailsTimedOut(_ subject: any ContractTransport) async throws {
+        let request = try TransportFixture.request(.get, TransportFixture.fault("/slow?bytes=20&chunks=2&interval=3"))
+        let client = client(subject, timeout: .seconds(1))
+        let buffered = try await withWatchdog(seconds: 30) {
+            await #expect(throws: ClientError.self) { try await client.send(request) }
+        }
+        #expect(buffered?.code == .timedOut, "got \(String(describing: buffered))")
+        let destination = TransportFixture.temporaryFile("gap")
+        let downloaded = try await withWatchdog(seconds: 30) {
+            await #expect(throws: ClientError.self) { try await client.download(request, to: destination) }
+        }
+        #expect(downloaded?.code == .timedOut, "got \(String(describing: downloaded))")
+        #expect(!FileManager.default.fileExists(atPath: destination.path), "a failed download leaves no file")
+    }
+
+    /// A reader that stops for 2.5 s, over a 1 s timeout, while 2 MB wait for it: the body
+    /// waited for its reader, not for the server, and arrives whole.
+    @Test(arguments: ContractTransports.all)
+    func slowReaderIsNotTimedOut(_ subject: any ContractTransport) async throws {
+        let request = try TransportFixture.request(
+            .get, TransportFixture.fault("/slow?bytes=2000000&chunks=4&interval=0"))
+        let received = try await HoggingStep.timed {
+            try await withWatchdog(seconds: 40) {
+                let response = try await client(subject, timeout: .seconds(1)).stream(request)
+                var count = 0
+                var paused = false
+                for try await chunk in response.body {
+                    count += chunk.count
+                    if !paused {
+                        paused = true
+                        try await Task.sleep(for: .milliseconds(2500))
+                    }
+                }
+                return count
+            }
+        }
+        #expect(received == 2_000_000)
+    }
+
+    /// A call's deadline still bounds the whole call: a body that keeps arriving (each gap
+    /// well within the timeout) is ended at it, mid-way.
+    @Test(arguments: ContractTransports.all)
+    func deadlineEndsABodyMidWay(_ subject: any ContractTransport) async throws {
+        let request = try TransportFixture.request(
+            .get, TransportFixture.fault("/slow?bytes=4000&chunks=4&interval=1.5"))
+        let start = ContinuousClock.now
+        let error = try await withWatchdog(seconds: 30) {
+            await #expect(throws: ClientError.self) {
+                try await client(subject, timeout: .seconds(10)).send(
+                    request, options: RequestOptions(deadline: .now + .seconds(2)))
+            }
+        }
+        let elapsed = ContinuousClock.now - start
+        #expect(error?.code == .timedOut, "got \(String(describing: error))")
+        #expect(error?.message.contains("deadline") == true, "got \(String(describing: error))")
+        #expect(elapsed < .milliseconds(4300), "the body would have ended at 4.5 s; it took \(elapsed)")
+    }
+
+    /// A file that nginx sends at 256 KiB/s (`limit_rate`), 1 MiB in about 4 s, downloaded
+    /// under a 1 s timeout: it completes whole (scripts/with-servers starts the nginx).
+    @Test(arguments: ContractTransports.all)
+    func throttledNginxDownloadLongerThanTheTimeoutCompletes(_ subject: any ContractTransport) async throws {
+        let url = try TransportFixture.server("HERON_NGINX_URL").appendingPathComponent("throttled/1MiB")
+        let destination = TransportFixture.temporaryFile("throttled")
+        defer { try? FileManager.default.removeItem(at: destination) }
+        let start = ContinuousClock.now
+        let response = try await HoggingStep.timed {
+            try await withWatchdog(seconds: 60) {
+                try await client(subject, timeout: .seconds(1)).download(
+                    TransportFixture.request(.get, url), to: destination)
+            }
+        }
+        #expect(response.status == .ok)
+        #expect(ContinuousClock.now - start > .seconds(2), "the download was not throttled")
+        #expect(try Data(contentsOf: response.body) == TransportFixture.pattern(1 << 20))
+    }
+}
