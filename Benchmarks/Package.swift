@@ -64,6 +64,19 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
+        // Counts the process's heap allocations (it replaces glibc's malloc in the executable
+        // that links it) and the jobs of Swift's global executor.
+        .target(name: "MallocCounter", path: "Sources/MallocCounter"),
+        // LoopbackServer.swift is a link to ClientBenchmark's.
+        .executableTarget(
+            name: "AllocationBenchmark",
+            dependencies: [
+                "BenchmarkSupport", "MallocCounter",
+                .product(name: "HTTPClient", package: "Heron"),
+                .product(name: "HeronAsyncHTTPClient", package: "HeronAsyncHTTPClient"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
         .executableTarget(
             name: "EventStreamBenchmark",
             dependencies: [

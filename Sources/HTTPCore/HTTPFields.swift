@@ -148,7 +148,20 @@ public struct HTTPFields: Hashable, Sendable, RandomAccessCollection, Expressibl
 
     /// Appends a field, keeping any others of the same name.
     /// - Parameter field: The field to add at the end.
-    public mutating func append(_ field: HTTPField) { storage.append(field) }
+    public mutating func append(_ field: HTTPField) {
+        makeRoomToAppend()
+        storage.append(field)
+    }
+
+    /// Makes the storage unique with room for a few more fields: fields shared with another
+    /// copy (a request the client keeps for its retries, changed by one interceptor after
+    /// another) are copied once with room to spare, not copied and then grown by the next field.
+    private mutating func makeRoomToAppend() {
+        var wanted = storage.capacity
+        if storage.count + 1 > wanted { wanted = Swift.max(storage.count + 4, 2 * wanted) }
+        // A no-op for unique storage with room; a copy of shared storage.
+        storage.reserveCapacity(wanted)
+    }
 
     /// Appends a field made from `name` and `value`, keeping any others of the same name.
     /// - Parameters:
@@ -156,7 +169,7 @@ public struct HTTPFields: Hashable, Sendable, RandomAccessCollection, Expressibl
     ///   - value: The value to validate.
     /// - Throws: ``HTTPCoreError`` when the value is invalid; the list is then unchanged.
     public mutating func append(name: HTTPFieldName, value: String) throws(HTTPCoreError) {
-        storage.append(try HTTPField(name: name, value: value))
+        append(try HTTPField(name: name, value: value))
     }
 
     /// Replaces every field named like `field` with `field`, at the position of the first.

@@ -268,6 +268,25 @@ struct GuideSnippetTests {
         try? FileManager.default.removeItem(at: destination)
     }
 
+    @Test("guide: timeouts and deadlines")
+    func timeoutsAndDeadlines() async throws {
+        let baseURL = try TestServers.httpbin()
+        let destination = FileManager.default.temporaryDirectory.appendingPathComponent("heron-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: destination) }
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let client = Client(baseURL: baseURL, timeout: .seconds(30))  // such as https://httpbin.org
+        // A body that keeps arriving: each gap under 30 s, however long the whole takes.
+        let file = try await client.download(.get("drip?duration=2&numbytes=4"), to: destination)
+        print(try Data(contentsOf: file.body).count)  // 4
+        // A call that must end within a minute, body included.
+        let report = try await client.send(.get("get").deadline(.seconds(60)))
+        print(report.status)  // 200 OK
+
+        #expect(printed == ["4", "200 OK"])
+    }
+
     @Test("guide: a streamed response")
     func streamedResponse() async throws {
         let baseURL = try TestServers.httpbin()

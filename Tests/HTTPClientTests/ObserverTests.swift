@@ -135,17 +135,17 @@ struct BoundedObserverQueueTests {
         func event(_ id: UInt64) -> ClientEvent {
             ClientEvent(requestID: id, elapsed: .zero, kind: .retryScheduled(attempt: 1, delay: .zero, reason: "r"))
         }
-        drain.append([event(0)])
+        drain.append(EventBatch(event(0)))
         while await observer.received.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
         // (Every wait below is bounded, so a regression fails instead of hanging.)
         // The observer is stalled on event 0: 100 fit in the queue, 400 are dropped.
-        for id in 1...500 { drain.append([event(UInt64(id))]) }
+        for id in 1...500 { drain.append(EventBatch(event(UInt64(id)))) }
         await observer.release()
         let deadline = ContinuousClock.now + .seconds(20)
         while await observer.received.count < 101, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }
-        drain.append([event(501)])
+        drain.append(EventBatch(event(501)))
         while await observer.received.last?.requestID != 501, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }
@@ -155,5 +155,27 @@ struct BoundedObserverQueueTests {
         #expect(received.last?.description.contains("after 400 events dropped") == true)
         #expect(received.dropLast().allSatisfy { $0.eventsDroppedBefore == 0 })
         drain.close()
+    }
+}
+
+@Suite("Event batches")
+struct EventBatchTests {
+    private func event(_ id: UInt64) -> ClientEvent {
+        ClientEvent(requestID: id, elapsed: .zero, kind: .retryScheduled(attempt: 1, delay: .zero, reason: "r"))
+    }
+
+    @Test("a batch keeps its events in order past the three it holds inline, and marks the first with the drops")
+    func order() {
+        for count in 0...6 {
+            var batch = EventBatch()
+            for id in 0..<count { batch.append(event(UInt64(id))) }
+            #expect(batch.count == count)
+            #expect(batch.isEmpty == (count == 0))
+            var seen: [ClientEvent] = []
+            batch.forEach(droppedBefore: 7) { seen.append($0) }
+            #expect(seen.map(\.requestID) == (0..<UInt64(count)).map { $0 })
+            #expect(seen.first.map { $0.eventsDroppedBefore == 7 } ?? true)
+            #expect(seen.dropFirst().allSatisfy { $0.eventsDroppedBefore == 0 })
+        }
     }
 }

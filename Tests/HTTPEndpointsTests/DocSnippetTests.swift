@@ -34,7 +34,7 @@ enum Tuned {
         .named("tuned")  // in errors
         .header(.acceptLanguage, "it-it")  // an invalid value fails every call, never sent
         .intercepted(by: Logging(.headers) { print($0) })  // prepare before the client's, decide after
-        .timeout(.seconds(120))  // per attempt
+        .timeout(.seconds(120))  // the head's wait, and each gap in the body
         .retriesNonIdempotent()  // the retry policies may re-send it
         .responseBodyLimit(1 << 20)
         .accepting(statuses: [200...299])

@@ -3,7 +3,7 @@
 // server, in the same run.
 //
 //   scripts/with-servers swift run -c release --package-path Benchmarks AsyncHTTPClientBenchmark \
-//       [rounds] [requests|uploads|all] [MiB]
+//       [rounds] [requests|uploads|streams|all] [MiB]
 //
 // (1) requests/s of small GETs, sequential and 32 concurrent: the Client (3 interceptors,
 //     1 observer, the default retry stack: ClientBenchmark's configuration) over
@@ -23,6 +23,9 @@
 //     when HERON_FAULT_URL is set: nginx's `return 200` answers before reading the body.
 //     With HERON_FAULT_URL set, each Heron upload also goes once to the fault server's
 //     /hash, whose SHA-256 must match.
+// (3) 100 MB from nginx read as it arrives: the Client's `stream` (ClientBenchmark's configuration)
+//     over AsyncHTTPClientTransport against raw AsyncHTTPClient iterating the same body;
+//     target >= 0.95 of raw.
 // HERON_BENCH_JSON / HERON_BENCH_QUICK: see BenchmarkSupport's Report. nginx (started here on a
 // free port) is the server; without it httpbin and the fault server stand in, far slower.
 import AsyncHTTPClient
@@ -237,6 +240,57 @@ if which == "all" || which == "uploads" {
                 heron: intact ? 1 : 0, unit: "yes=1", bar: .atLeast(1), on: .heron)
         }
     }
+}
+
+// MARK: (3) a streamed body
+
+if which == "all" || which == "streams", let nginx {
+    // 100 MB (8 MB in a quick run) from nginx's /files/, read as it arrives: the client's
+    // `stream` over AsyncHTTPClientTransport against raw AsyncHTTPClient iterating its body.
+    let size = Report.quick ? 8_000_000 : 100_000_000
+    let file = nginx.filesFolder.appendingPathComponent("stream.bin")
+    try UploadFile.write(file, size: Int64(size))
+    defer { try? FileManager.default.removeItem(at: file) }
+    let url = nginx.baseURL.appendingPathComponent("files/stream.bin")
+    let client = try makeClient(transport: transport)
+    func rawStream() async throws -> Int {
+        let response = try await ahc.execute(HTTPClientRequest(url: url.absoluteString), timeout: .seconds(600))
+        var count = 0
+        for try await buffer in response.body { count += buffer.readableBytes }
+        return count
+    }
+    func heronStream() async throws -> Int {
+        let response = try await client.stream(HTTPRequest(url: url))
+        var count = 0
+        for try await chunk in response.body { count += chunk.count }
+        return count
+    }
+    let raw = "raw AsyncHTTPClient iterating the body"
+    let heron = "Heron Client.stream on AsyncHTTPClientTransport"
+    var samples: [String: [Double]] = [:]
+    _ = try await rawStream()
+    _ = try await heronStream()
+    for _ in 0..<rounds {
+        for name in [raw, heron].shuffled() {
+            let start = DispatchTime.now().uptimeNanoseconds
+            let count = try await name == raw ? rawStream() : heronStream()
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            guard count == size else {
+                print("\(name): \(count) bytes, not \(size)")
+                exit(1)
+            }
+            samples[name, default: []].append(Double(size) / seconds / 1e6)
+        }
+    }
+    let heronSamples = samples[heron] ?? []
+    let rawSamples = samples[raw] ?? []
+    print(
+        ratioLine(
+            "\(size / 1_000_000) MB streamed, \(heron) / \(raw)", heron: heronSamples, raw: rawSamples, unit: "MB/s"))
+    Report.record(
+        "asynchttpclient", "\(size / 1_000_000) MB streamed: \(heron) / \(raw)", heron: Measure.median(heronSamples),
+        baseline: Measure.median(rawSamples), unit: "MB/s",
+        ratio: Measure.median(zip(heronSamples, rawSamples).map { $0 / $1 }), bar: .atLeast(0.95))
 }
 
 try await transport.shutdown()

@@ -4,7 +4,7 @@ import HTTPCore
 /// What a call has recorded so far, for its metrics and errors.
 struct CallRecord {
     let start: ContinuousClock.Instant
-    var history: [ClientError.Attempt] = []
+    var history = AttemptHistory()
     var redirects = 0
     var bytesSent: Int64?
     var bytesReceived: Int64?
@@ -14,7 +14,7 @@ struct CallRecord {
     /// a read costs tens of nanoseconds on some machines, and a call reads it a handful of times).
     func metrics(at end: ContinuousClock.Instant = .now) -> ClientMetrics {
         ClientMetrics(
-            attempts: history, redirects: redirects, duration: end - start, bytesSent: bytesSent,
+            history: history, redirects: redirects, duration: end - start, bytesSent: bytesSent,
             bytesReceived: bytesReceived, queued: queued)
     }
 }
@@ -29,9 +29,51 @@ struct EventEmitter: Sendable {
         ClientEvent(requestID: id, elapsed: now - start, kind: kind)
     }
 
-    func emit(_ events: [ClientEvent]) {
+    func emit(_ events: EventBatch) {
         guard let hub, !events.isEmpty else { return }
         hub.emit(events)
+    }
+}
+
+/// A few events delivered together: up to three held inline (a call's batches hold two or
+/// three: prepared and sent; received and finished), more in an array, so a batch costs no
+/// allocation.
+struct EventBatch: Sendable {
+    private var first: ClientEvent?
+    private var second: ClientEvent?
+    private var third: ClientEvent?
+    private var more: [ClientEvent] = []
+
+    init() {}
+
+    init(_ event: ClientEvent) { first = event }
+
+    var isEmpty: Bool { first == nil }
+
+    var count: Int { first == nil ? 0 : second == nil ? 1 : third == nil ? 2 : 3 + more.count }
+
+    mutating func append(_ event: ClientEvent) {
+        if first == nil {
+            first = event
+        } else if second == nil {
+            second = event
+        } else if third == nil {
+            third = event
+        } else {
+            more.append(event)
+        }
+    }
+
+    /// Calls `body` with each event in order, the first marked with `droppedBefore` when not 0.
+    func forEach(droppedBefore: Int = 0, _ body: (ClientEvent) -> Void) {
+        guard var first else { return }
+        if droppedBefore > 0 { first.eventsDroppedBefore = droppedBefore }
+        body(first)
+        guard let second else { return }
+        body(second)
+        guard let third else { return }
+        body(third)
+        for event in more { body(event) }
     }
 }
 
@@ -40,7 +82,7 @@ struct EventEmitter: Sendable {
 /// observer's task wakes about twice per call instead of once per event.
 struct EventBuffer {
     let emitter: EventEmitter
-    private var pending: [ClientEvent] = []
+    private var pending = EventBatch()
 
     init(_ emitter: EventEmitter) { self.emitter = emitter }
 
@@ -52,15 +94,12 @@ struct EventBuffer {
     /// Not inlined: the code that makes an event stays out of the callers' (the attempt loop's).
     @inline(never)
     private mutating func append(_ kind: ClientEvent.Kind, at now: ContinuousClock.Instant) {
-        // A batch holds two or three events (prepared and sent; received and finished):
-        // room for them at once, rather than an allocation per growth.
-        if pending.capacity == 0 { pending.reserveCapacity(3) }
         pending.append(emitter.event(kind, at: now))
     }
 
     /// The recorded events, which the caller now delivers.
-    mutating func take() -> [ClientEvent] {
-        defer { pending = [] }
+    mutating func take() -> EventBatch {
+        defer { pending = EventBatch() }
         return pending
     }
 
@@ -109,7 +148,7 @@ extension Client {
             return response
         } catch {
             let failure = ClientError.wrapping(error, request: request, fallback: .transport).withAttempts(
-                record.history)
+                record.history.array)
             let end = ContinuousClock.now
             events.record(
                 .finished(status: failure.response?.status, error: failure, metrics: record.metrics(at: end)), at: end)
@@ -372,13 +411,13 @@ extension Client {
         case .giveUp(let refusal):
             throw ClientError(
                 .tooManyRetries, "gave up after \(attempt) attempts: \(refusal)", request: prepared,
-                response: outcome.response, body: body, underlying: failure, attempts: record.history)
+                response: outcome.response, body: body, underlying: failure, attempts: record.history.array)
         case .bodyNotReplayable:
             throw ClientError(
                 .bodyNotReplayable,
                 "a retry was wanted (\(reason)) but the request body is a one-shot stream that cannot be sent again",
                 request: prepared, response: outcome.response, body: body, underlying: failure,
-                attempts: record.history)
+                attempts: record.history.array)
         }
     }
 
@@ -532,7 +571,7 @@ extension Client {
         return ClientError(
             .timedOut,
             "the call's deadline (\(total) after it started) \(what) \(when), after \(attempts) attempt\(attempts == 1 ? "" : "s")",
-            request: request, response: response, underlying: underlying, attempts: record.history)
+            request: request, response: response, underlying: underlying, attempts: record.history.array)
     }
 
     /// The error of an interceptor step that outlasted the attempt's timeout, naming it.
@@ -552,19 +591,19 @@ extension Client {
     /// answer each hop again (a Digest field names its target).
     private nonisolated(nonsending) func followRedirects<Mode: ResponseBodyMode>(
         from request: HTTPRequest, options: TransportOptions, mode: Mode, progress: ProgressDestination?,
-        limit: Int, hopAuthorizers: [any HopAuthorizing], attempt: Int, prelude: [ClientEvent], events: EventEmitter,
+        limit: Int, hopAuthorizers: [any HopAuthorizing], attempt: Int, prelude: EventBatch, events: EventEmitter,
         guard attemptGuard: AttemptGuard?
     ) async throws -> Exchange<Mode.Content> {
         var current = request
         var redirects = 0
         var queued = Duration.zero
-        var batch: [ClientEvent] = []
+        var batch = EventBatch()
         events.emit(prelude)
         while true {
             if events.hub != nil, redirects > 0 {
                 batch.append(events.event(.sent(current, attempt: attempt)))
                 events.emit(batch)
-                batch = []
+                batch = EventBatch()
             }
             var response: TransportResponse
             // Each hop carries the cookies of its own URL; `current` stays without them, so the

@@ -395,7 +395,7 @@ public final class Client: Sendable {
     /// are buffered (some transports cannot slow the server down). The call, its
     /// `finished` observer event and its ``RequestOptions/progress`` stream end when the
     /// head arrives; failures of the body are thrown by the stream. A wait for the next chunk
-    /// longer than ``RequestOptions/idleTimeout`` (by default the attempt's timeout) ends the
+    /// longer than ``RequestOptions/idleTimeout`` (by default the call's timeout) ends the
     /// stream with ``ClientError/Code/timedOut`` and cancels the request.
     /// - Parameters:
     ///   - request: The request.
@@ -421,7 +421,7 @@ public final class Client: Sendable {
     /// event stream's reconnect, as an event with a request ID of its own.
     package func notifyObservers(_ kind: ClientEvent.Kind) {
         guard !hub.isEmpty else { return }
-        hub.emit([ClientEvent(requestID: counter.next(), elapsed: .zero, kind: kind)])
+        hub.emit(EventBatch(ClientEvent(requestID: counter.next(), elapsed: .zero, kind: kind)))
     }
 
     /// The request with its URL resolved and the default header fields added.

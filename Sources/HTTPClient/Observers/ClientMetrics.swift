@@ -3,7 +3,12 @@ import HTTPCore
 /// What one call of the client cost: attempts, redirects, time and bytes.
 public struct ClientMetrics: Sendable, CustomStringConvertible {
     /// Every attempt, in order, with its status or failure and duration.
-    public var attempts: [ClientError.Attempt]
+    public var attempts: [ClientError.Attempt] {
+        get { history.array }
+        set { history = AttemptHistory(newValue) }
+    }
+    /// The attempts as the client records them: one needs no array.
+    var history: AttemptHistory
     /// Redirects followed, over all attempts.
     public var redirects: Int
     /// Time from the call to its end, retries and waits included.
@@ -29,8 +34,18 @@ public struct ClientMetrics: Sendable, CustomStringConvertible {
         attempts: [ClientError.Attempt], redirects: Int, duration: Duration, bytesSent: Int64?, bytesReceived: Int64?,
         queued: Duration = .zero
     ) {
+        self.init(
+            history: AttemptHistory(attempts), redirects: redirects, duration: duration, bytesSent: bytesSent,
+            bytesReceived: bytesReceived, queued: queued)
+    }
+
+    /// Creates metrics from the client's record of the attempts.
+    init(
+        history: AttemptHistory, redirects: Int, duration: Duration, bytesSent: Int64?, bytesReceived: Int64?,
+        queued: Duration
+    ) {
         self.queued = queued
-        self.attempts = attempts
+        self.history = history
         self.redirects = redirects
         self.duration = duration
         self.bytesSent = bytesSent
@@ -43,7 +58,37 @@ public struct ClientMetrics: Sendable, CustomStringConvertible {
         let sent = bytesSent.map { "\($0) B" } ?? "?"
         let received = bytesReceived.map { "\($0) B" } ?? "?"
         let waited = queued > .zero ? ", queued \(queued)" : ""
-        return "\(attempts.count) attempts, \(redirects) redirects, \(String(format: "%.3f", seconds)) s, "
+        return "\(history.count) attempts, \(redirects) redirects, \(String(format: "%.3f", seconds)) s, "
             + "sent \(sent), received \(received)\(waited)"
+    }
+}
+
+/// The attempts of a call, in order, the first held inline: a call of one attempt (almost
+/// every call) records it without an array.
+struct AttemptHistory: Sendable {
+    private var first: ClientError.Attempt?
+    private var rest: [ClientError.Attempt] = []
+
+    init() {}
+
+    init(_ attempts: [ClientError.Attempt]) {
+        first = attempts.first
+        rest = Array(attempts.dropFirst())
+    }
+
+    var count: Int { first == nil ? 0 : 1 + rest.count }
+
+    mutating func append(_ attempt: ClientError.Attempt) {
+        if first == nil {
+            first = attempt
+        } else {
+            rest.append(attempt)
+        }
+    }
+
+    /// The attempts as an array (made when asked for).
+    var array: [ClientError.Attempt] {
+        guard let first else { return [] }
+        return [first] + rest
     }
 }

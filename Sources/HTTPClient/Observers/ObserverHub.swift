@@ -23,16 +23,15 @@ final class ObserverHub: Sendable {
 
     var isEmpty: Bool { drains.isEmpty }
 
-    func emit(_ events: [ClientEvent]) {
+    func emit(_ events: EventBatch) {
         for drain in drains { drain.append(events) }
     }
 }
 
 /// The queue of one observer and the task that delivers it.
 ///
-/// Batches are queued as the arrays they came in, and events are moved out of them one
-/// by one when delivered: no event is copied on its way (a copy retains every request and
-/// response it carries, on two threads).
+/// Events are queued in one array, which the drain takes whole and gives back emptied (its
+/// storage kept), so that in the steady state queueing a call's events allocates nothing.
 ///
 /// The queue is bounded: while it holds ``limit`` events, new ones are dropped and counted,
 /// and the next event delivered says how many (``ClientEvent/eventsDroppedBefore``), so a
@@ -44,8 +43,9 @@ final class ObserverDrain: Sendable {
 
     /// What the lock guards.
     private struct Queue {
-        var pending: [[ClientEvent]] = []
-        var pendingCount = 0
+        var pending: [ClientEvent] = []
+        /// The array the drain delivered last, emptied, its storage kept for reuse.
+        var spare: [ClientEvent] = []
         var dropped = 0
         var waiter: CheckedContinuation<Void, Never>?
         var closed = false
@@ -60,20 +60,16 @@ final class ObserverDrain: Sendable {
     }
 
     /// Queues `events`, waking the drain if it is idle; drops them, counted, when full.
-    func append(_ events: [ClientEvent]) {
+    func append(_ events: EventBatch) {
         let limit = self.limit
         let waiter: CheckedContinuation<Void, Never>? = queue.withLock { queue in
-            guard queue.pendingCount + events.count <= limit else {
-                queue.dropped += events.count
+            let count = events.count
+            guard queue.pending.count + count <= limit else {
+                queue.dropped += count
                 return nil
             }
-            var events = events
-            if queue.dropped > 0, !events.isEmpty {
-                events[0].eventsDroppedBefore = queue.dropped
-                queue.dropped = 0
-            }
-            queue.pendingCount += events.count
-            queue.pending.append(events)
+            events.forEach(droppedBefore: queue.dropped) { queue.pending.append($0) }
+            queue.dropped = 0
             defer { queue.waiter = nil }
             return queue.waiter
         }
@@ -91,19 +87,23 @@ final class ObserverDrain: Sendable {
     }
 
     private func run(_ observer: any ClientObserver) async {
-        while var batches = await next() {
-            // Reversed, so that `popLast` moves the events out in order.
-            batches.reverse()
-            while var batch = batches.popLast() {
-                batch.reverse()
-                while let event = batch.popLast() { await observer.receive(event) }
-            }
+        while var events = await next() {
+            for event in events { await observer.receive(event) }
+            events.removeAll(keepingCapacity: true)
+            recycle(events)
             try? await Task.sleep(for: ObserverHub.coalescingInterval)
         }
     }
 
-    /// The queued batches, waiting for some; `nil` once closed and empty.
-    private func next() async -> [[ClientEvent]]? {
+    /// Keeps `events`, emptied, as the next queue's storage.
+    private func recycle(_ events: [ClientEvent]) {
+        queue.withLock { queue in
+            if queue.spare.capacity < events.capacity { queue.spare = events }
+        }
+    }
+
+    /// The queued events, waiting for some; `nil` once closed and empty.
+    private func next() async -> [ClientEvent]? {
         while true {
             switch take() {
             case .events(let batch): return batch
@@ -117,7 +117,7 @@ final class ObserverDrain: Sendable {
     }
 
     private enum Taken {
-        case events([[ClientEvent]])
+        case events([ClientEvent])
         case closed
         case empty
     }
@@ -125,11 +125,10 @@ final class ObserverDrain: Sendable {
     private func take() -> Taken {
         queue.withLock { queue in
             if !queue.pending.isEmpty {
-                defer {
-                    queue.pending = []
-                    queue.pendingCount = 0
-                }
-                return .events(queue.pending)
+                let events = queue.pending
+                queue.pending = queue.spare
+                queue.spare = []
+                return .events(events)
             }
             return queue.closed ? .closed : .empty
         }

@@ -54,7 +54,8 @@ public struct Endpoint<Request: Sendable, Response: Sendable>: Sendable {
     /// Interceptors for this endpoint's calls: their `prepare` runs before the client's
     /// interceptors, their `decide` after them.
     public var interceptors: [any Interceptor] = []
-    /// The per-attempt timeout, unless the call sets one; `nil` for the client's.
+    /// The longest each attempt waits for the response head and then between body chunks,
+    /// unless the call sets its own; `nil` for the client's.
     public var timeout: Duration?
     /// Whether the client's retry policies may re-send this endpoint's requests although
     /// the method is not idempotent (a `POST` with an idempotency key, say).

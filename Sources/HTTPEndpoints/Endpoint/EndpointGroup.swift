@@ -63,7 +63,7 @@ extension Client {
     ///   - observers: See every event of every call, change nothing.
     ///   - retry: The retry policies.
     ///   - redirectLimit: The most redirects one call follows.
-    ///   - timeout: The per-attempt timeout; `nil` for none.
+    ///   - timeout: The longest wait for a response head and between body chunks; `nil` for none.
     ///   - values: Values for interceptors and calls; endpoint defaults set here win over
     ///     the group's.
     ///   - deadline: The longest a whole call may take, retries included; `nil` for none.

@@ -25,12 +25,15 @@ import NIOSSL
 ///   at most ``TransportOptions/responseBufferLimit`` unread bytes (and at most 256 KiB)
 ///   are held. Compressed bodies (`Content-Encoding: gzip` or `deflate`) arrive decoded,
 ///   as with URLSession.
-/// - The deadline (``TransportOptions/deadline``) and the idle timeout
-///   (``TransportOptions/idleTimeout``, to the millisecond) are enforced here; cancelling
-///   the task that awaits ``send(_:options:)``, or the body's reader, cancels the request at
-///   once. Requests go through AsyncHTTPClient's `async` API (`execute(_:deadline:logger:)`);
-///   a request with neither a deadline that covers its body nor an idle timeout costs no
-///   task or timer of the transport's own.
+/// - The head's deadline (``TransportOptions/deadline``), the idle timeout
+///   (``TransportOptions/idleTimeout``, to the millisecond) and the body's deadline
+///   (``TransportOptions/bodyDeadline``) are enforced here; cancelling the task that awaits
+///   ``send(_:options:)``, or the body's reader, cancels the request at once.
+/// - A request whose body is in memory (or absent) and that reports no upload progress goes
+///   through AsyncHTTPClient's delegate API (`execute(request:delegate:eventLoop:deadline:)`):
+///   no task runs for it, neither AsyncHTTPClient's nor this transport's; the transport's one
+///   watchdog timer fails it when a limit passes. File and stream bodies, and calls with
+///   upload progress, go through AsyncHTTPClient's `async` API (`execute(_:deadline:logger:)`).
 ///
 /// ## Who owns the HTTPClient
 /// An AsyncHTTPClient `HTTPClient` holds connections and must be shut down once, by its
@@ -310,11 +313,30 @@ public final class AsyncHTTPClientTransport: ClientTransport {
                 if let idle = idleTimeout, idle >= amount { idleTimeout = nil }
             }
         }
-        var clientRequest = try request.makeClientRequest()
         var guardian: TransferGuard?
         if guardDeadline != nil || idleTimeout != nil {
             guardian = TransferGuard(deadline: guardDeadline, idleTimeout: idleTimeout)
         }
+        #if !ResponseTrailers
+        // A request body in memory or none, no progress to report: the delegate API, with no
+        // task of AsyncHTTPClient's or of this transport's, the body collected whole on the event
+        // loop or pushed to its reader with backpressure.
+        if options.progress == nil, Self.isInMemory(request.body) {
+            // AsyncHTTPClient's deadline would bound the whole body here: the guard keeps the head's.
+            if headDeadline != .distantFuture || guardian != nil {
+                guardian = TransferGuard(
+                    deadline: guardDeadline, idleTimeout: idleTimeout,
+                    headDeadline: headDeadline == .distantFuture ? nil : headDeadline)
+            }
+            let exchange = Exchange(
+                transport: self, request: request, options: options, upload: nil, guardian: guardian, progress: nil)
+            transfers.add()
+            if let guardian { watchdog.watch(guardian) }
+            guard options.awaitsWholeBody else { return try await StreamedExchange.run(exchange) }
+            return try await BufferedExchange.run(exchange)
+        }
+        #endif
+        var clientRequest = try request.makeClientRequest()
         let progress = options.progress.map(ProgressReports.init)
         var upload: Upload?
         if let body = request.body {
@@ -341,6 +363,13 @@ public final class AsyncHTTPClientTransport: ClientTransport {
         return try await guardian.run { [clientRequest, headDeadline] in
             try await exchange.run(clientRequest, headDeadline: headDeadline)
         }
+    }
+
+    /// Whether `body` is bytes in memory, or there is none.
+    static func isInMemory(_ body: HTTPBody?) -> Bool {
+        guard let body else { return true }
+        if case .data = body.source { return true }
+        return false
     }
 
     /// `duration` as NIO's time amount, clamped to what it can hold.

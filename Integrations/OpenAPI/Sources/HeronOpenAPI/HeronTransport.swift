@@ -55,13 +55,13 @@ public struct HeronTransport: OpenAPIRuntime.ClientTransport {
         /// As they arrive, through `Client.stream(_:options:)`: nothing is buffered but what
         /// the reader has not taken yet (at most `RequestOptions.responseBodyLimit`). The call
         /// ends at the response head; a body that waits longer than
-        /// `RequestOptions.idleTimeout` (the attempt's timeout by default) for its next chunk
+        /// `RequestOptions.idleTimeout` (the call's timeout by default) for its next chunk
         /// fails with `ClientError.Code.timedOut`.
         case streamed
         /// Whole, through `Client.send(_:options:)`: the body is read before the call returns
         /// (failing with `ClientError.Code.responseTooLarge` past
         /// `RequestOptions.responseBodyLimit`), so interceptors see it (logging with bodies, a
-        /// validation error's body prefix) and the attempt's timeout covers it.
+        /// validation error's body prefix), and the timeout bounds each wait for its chunks.
         case buffered
     }
 

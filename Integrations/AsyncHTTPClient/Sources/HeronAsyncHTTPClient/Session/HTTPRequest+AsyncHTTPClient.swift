@@ -16,6 +16,15 @@ extension HTTPCore.HTTPRequest {
     /// - Throws: ``ClientError/Code/invalidRequest`` when the URL is not absolute `http(s)`.
     ///   (A URL AsyncHTTPClient cannot send to fails when it is sent, as `invalidRequest` too.)
     func makeClientRequest() throws(ClientError) -> HTTPClientRequest {
+        try checkURL()
+        var request = HTTPClientRequest(url: url.absoluteString)
+        request.method = NIOHTTP1.HTTPMethod(rawValue: method.rawValue)
+        addFields(to: &request.headers)
+        return request
+    }
+
+    /// Throws ``ClientError/Code/invalidRequest`` when the URL is not absolute `http(s)`.
+    func checkURL() throws(ClientError) {
         guard let scheme = url.scheme, scheme.lowercased() == "http" || scheme.lowercased() == "https",
             url.host != nil
         else {
@@ -23,9 +32,11 @@ extension HTTPCore.HTTPRequest {
                 .invalidRequest, "the URL \(URLRedaction.display(url)) is not an absolute http or https URL",
                 request: self)
         }
-        var request = HTTPClientRequest(url: url.absoluteString)
-        request.method = NIOHTTP1.HTTPMethod(rawValue: method.rawValue)
-        request.headers.reserveCapacity(headerFields.count)
+    }
+
+    /// Adds this request's header fields to `headers` as ``makeClientRequest()`` sends them.
+    func addFields(to headers: inout HTTPHeaders) {
+        headers.reserveCapacity(headerFields.count)
         var cookie: String?
         for field in headerFields where field.name != .contentLength && field.name != .transferEncoding {
             if field.name == .cookie {
@@ -36,10 +47,9 @@ extension HTTPCore.HTTPRequest {
                     cookie?.append(field.value)
                 }
             } else {
-                request.headers.add(name: field.name.rawName, value: field.value)
+                headers.add(name: field.name.rawName, value: field.value)
             }
         }
-        if let cookie { request.headers.add(name: "Cookie", value: cookie) }
-        return request
+        if let cookie { headers.add(name: "Cookie", value: cookie) }
     }
 }

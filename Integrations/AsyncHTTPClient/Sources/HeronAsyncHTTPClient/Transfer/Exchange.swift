@@ -76,7 +76,7 @@ struct Exchange: Sendable {
     }
 
     /// Request body bytes handed to AsyncHTTPClient.
-    private var bytesSent: Int64 {
+    var bytesSent: Int64 {
         if let upload { return upload.sent }
         if case .known(let length)? = request.body?.length { return length }
         return 0
@@ -199,9 +199,12 @@ struct Exchange: Sendable {
     /// ``AsyncHTTPClientTransport/mapError(_:request:response:bodyBytes:)``.
     func error(for error: any Error, head: HTTPResponse?, received: Int64, declared: Int64?) -> any Error {
         if let reason = guardian?.reason {
-            let what =
-                reason == .deadline
-                ? "the response did not end before the call's deadline" : "no data moved within the idle timeout"
+            let what: String
+            switch reason {
+            case .deadline: what = "the response did not end before the call's deadline"
+            case .head: what = "no response before the deadline of the attempt"
+            case .idle: what = "no data moved within the idle timeout"
+            }
             return ClientError(.timedOut, what, request: request, response: head, underlying: error)
         }
         if let failure = upload?.error {

@@ -43,6 +43,9 @@ final class Handoff: Sendable {
         consumer?.resume(returning: chunk)
     }
 
+    /// Whether fewer than ``limit`` bytes are held, and the consumer is still there.
+    var hasRoom: Bool { state.withLockedValue { !$0.closed && $0.held < limit } }
+
     /// Calls `then` once with `true` when fewer than ``limit`` bytes are held (at once if so),
     /// or with `false` when the consumer went away.
     func whenRoom(_ then: @escaping @Sendable (Bool) -> Void) {

@@ -13,6 +13,8 @@ final class TransferGuard: Sendable {
     enum Reason: Sendable, Hashable {
         /// The deadline passed.
         case deadline
+        /// The head's deadline passed before the head arrived.
+        case head
         /// Nothing moved for the idle timeout.
         case idle
     }
@@ -20,6 +22,7 @@ final class TransferGuard: Sendable {
     private struct State {
         var lastActivity: NIODeadline
         var paused = 0
+        var headArrived = false
         var reason: Reason?
         var cancel: (@Sendable () -> Void)?
     }
@@ -28,12 +31,18 @@ final class TransferGuard: Sendable {
     let deadline: NIODeadline?
     /// The longest the transfer may go without activity, if limited.
     let idleTimeout: TimeAmount?
+    /// When the response head must have arrived, if the guard enforces it (``headArrived()``
+    /// ends it).
+    let headDeadline: NIODeadline?
     private let state: NIOLockedValueBox<State>
 
-    /// A guard with at least one of `deadline` and `idleTimeout`, the idle time counted from now.
-    init(deadline: NIODeadline?, idleTimeout: TimeAmount?, now: NIODeadline = .now()) {
+    /// A guard with at least one of `deadline`, `idleTimeout` and `headDeadline`, the idle time
+    /// counted from now.
+    init(deadline: NIODeadline?, idleTimeout: TimeAmount?, headDeadline: NIODeadline? = nil, now: NIODeadline = .now())
+    {
         self.deadline = deadline
         self.idleTimeout = idleTimeout
+        self.headDeadline = headDeadline
         state = NIOLockedValueBox(State(lastActivity: now))
     }
 
@@ -50,14 +59,25 @@ final class TransferGuard: Sendable {
     func wakeUp(now: NIODeadline) -> NIODeadline {
         state.withLockedValue { state in
             guard let idleTimeout, state.paused > 0 else { return due(of: state) }
-            return min(deadline ?? .distantFuture, now + idleTimeout)
+            return min(deadline ?? .distantFuture, now + idleTimeout, headDue(of: state))
         }
     }
 
+    private func headDue(of state: State) -> NIODeadline {
+        guard let headDeadline, !state.headArrived else { return .distantFuture }
+        return headDeadline
+    }
+
     private func due(of state: State) -> NIODeadline {
-        var due = deadline ?? .distantFuture
+        var due = min(deadline ?? .distantFuture, headDue(of: state))
         if let idleTimeout, state.paused == 0 { due = min(due, state.lastActivity + idleTimeout) }
         return due
+    }
+
+    /// The response head arrived: its deadline no longer applies.
+    func headArrived() {
+        guard headDeadline != nil else { return }
+        state.withLockedValue { $0.headArrived = true }
     }
 
     /// Bytes moved: the idle time starts again. (Nothing to do without an idle timeout.)
@@ -100,7 +120,13 @@ final class TransferGuard: Sendable {
         let (expired, cancel): (Bool, (@Sendable () -> Void)?) = state.withLockedValue { state in
             if state.reason != nil { return (true, nil) }
             guard due(of: state) <= now else { return (false, nil) }
-            state.reason = deadline.map { $0 <= now } == true ? .deadline : .idle
+            if deadline.map({ $0 <= now }) == true {
+                state.reason = .deadline
+            } else if headDue(of: state) <= now {
+                state.reason = .head
+            } else {
+                state.reason = .idle
+            }
             return (true, state.cancel)
         }
         cancel?()

@@ -1,0 +1,1 @@
+../ClientBenchmark/LoopbackServer.swift
