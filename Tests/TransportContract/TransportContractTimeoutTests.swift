@@ -64,6 +64,25 @@ struct TransportContractTimeoutTests {
         #expect(!FileManager.default.fileExists(atPath: destination.path), "a failed download leaves no file")
     }
 
+    /// An idle timeout set apart for the body, shorter than the timeout: a server that takes
+    /// 2.5 s to answer is within the timeout (10 s) and is not cut at the idle timeout (1 s),
+    /// while a 3 s gap in a body is.
+    @Test(arguments: ContractTransports.all)
+    func idleTimeoutBoundsTheBodyNotTheWaitForTheHead(_ subject: any ContractTransport) async throws {
+        let client = client(subject, timeout: .seconds(10))
+        let options = RequestOptions(idleTimeout: .seconds(1))
+        let slowHead = try TransportFixture.request(.get, TransportFixture.fault("/delay?seconds=2.5"))
+        let response = try await HoggingStep.timed {
+            try await withWatchdog(seconds: 30) { try await client.send(slowHead, options: options) }
+        }
+        #expect(response.status == .ok)
+        let gap = try TransportFixture.request(.get, TransportFixture.fault("/slow?bytes=20&chunks=2&interval=3"))
+        let error = try await withWatchdog(seconds: 30) {
+            await #expect(throws: ClientError.self) { try await client.send(gap, options: options) }
+        }
+        #expect(error?.code == .timedOut, "got \(String(describing: error))")
+    }
+
     /// A reader that stops for 2.5 s, over a 1 s timeout, while 2 MB wait for it: the body
     /// waited for its reader, not for the server, and arrives whole.
     @Test(arguments: ContractTransports.all)

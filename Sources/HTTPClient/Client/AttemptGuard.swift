@@ -51,7 +51,8 @@ final class AttemptGuard: ChunkWatcher, Sendable {
         self.bodyDeadline = bodyDeadline
         self.scheduler = scheduler
         self.request = request
-        state = Locked(State(waitingSince: start))
+        // The wait for the head is the head timeout's; without one, the idle timeout's.
+        state = Locked(State(waitingSince: headTimeout == nil ? start : nil))
     }
 
     /// Runs `operation` (the attempt) in a task of its own, cancelled when a limit passes.

@@ -37,10 +37,9 @@ public struct RequestOptions: Sendable {
     /// passes, the call (or the stream's reading) fails with ``ClientError/Code/timedOut`` and
     /// the request is cancelled, on any transport. It bounds silence, not the whole body: a
     /// server that sends a little at a time goes on for as long as it sends, and time the body
-    /// waits for a slow reader (a slow disk, a busy loop) is not silence. A transport that
-    /// enforces it itself (``TransportLimits/idleTimeout``) applies it to every wait for bytes,
-    /// as URLSession's `timeoutInterval` does, the wait for the head included. To end a body
-    /// at a time of your choosing, set ``deadline`` or cancel the task that reads it.
+    /// waits for a slow reader (a slow disk, a busy loop) is not silence. The wait for the head
+    /// is bounded by ``timeout``, not by this. To end a body at a time of your choosing, set
+    /// ``deadline`` or cancel the task that reads it.
     public var idleTimeout: Duration?
     /// When the whole call must have ended, every attempt, backoff wait, redirect and
     /// interceptor step included, or `nil` for the client's ``Client/deadline`` (if any). For

@@ -97,8 +97,9 @@ public struct TransportLimits: OptionSet, Sendable, Hashable {
 
 /// How a transport should carry out one send.
 public struct TransportOptions: Sendable {
-    /// The longest the transport may wait for a byte to move, either way, if set: above all
-    /// the gaps between response body chunks. Time the body waits for its reader (a reader
+    /// The longest the transport may wait for a byte to move, either way, if set: the gaps
+    /// between response body chunks once the head is in, and before it too when no
+    /// ``deadline`` bounds the wait for the head. Time the body waits for its reader (a reader
     /// slower than the network) is not waiting for bytes.
     ///
     /// A transport that lists ``TransportLimits/idleTimeout`` in its

@@ -314,8 +314,11 @@ public final class AsyncHTTPClientTransport: ClientTransport {
             }
         }
         var guardian: TransferGuard?
+        // A call's timeout bounds the wait for the head; a shorter idle timeout set for the body
+        // must not end a slow server's answer.
+        let idleBeforeHead = options.deadline == nil
         if guardDeadline != nil || idleTimeout != nil {
-            guardian = TransferGuard(deadline: guardDeadline, idleTimeout: idleTimeout)
+            guardian = TransferGuard(deadline: guardDeadline, idleTimeout: idleTimeout, idleBeforeHead: idleBeforeHead)
         }
         #if !ResponseTrailers
         // A request body in memory or none, no progress to report: the delegate API, with no
@@ -326,7 +329,7 @@ public final class AsyncHTTPClientTransport: ClientTransport {
             if headDeadline != .distantFuture || guardian != nil {
                 guardian = TransferGuard(
                     deadline: guardDeadline, idleTimeout: idleTimeout,
-                    headDeadline: headDeadline == .distantFuture ? nil : headDeadline)
+                    headDeadline: headDeadline == .distantFuture ? nil : headDeadline, idleBeforeHead: idleBeforeHead)
             }
             let exchange = Exchange(
                 transport: self, request: request, options: options, upload: nil, guardian: guardian, progress: nil)

@@ -171,7 +171,11 @@ public final class URLSessionTransport: ClientTransport {
     ///   ``ClientError/Code/responseTooLarge``.
     public func send(_ request: HTTPRequest, options: TransportOptions) async throws -> TransportResponse {
         try Task.checkCancellation()
-        let urlRequest = try request.makeURLRequest(idleTimeout: options.idleTimeout)
+        // URLSession's own timer bounds every wait, the head's included: never shorter than the
+        // head's deadline, which the transfer's timer keeps (with the idle timeout after the head).
+        var sessionTimeout = options.idleTimeout
+        if let idle = sessionTimeout, let deadline = options.deadline { sessionTimeout = max(idle, deadline - .now) }
+        let urlRequest = try request.makeURLRequest(idleTimeout: sessionTimeout)
         let transfer = URLSessionTransfer(request: request, options: options, timers: timers)
         // The deadline and the idle timeout, on Heron's clock: one timer for both.
         if let due = transfer.firstTimerDue { transfer.setTimer(at: due) }

@@ -123,8 +123,7 @@ final class BufferedExchange: HTTPClientResponseDelegate, Sendable {
     }
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ received: HTTPResponseHead) -> EventLoopFuture<Void> {
-        exchange.guardian?.headArrived()
-        exchange.guardian?.touch()
+        exchange.headArrived()
         let request = exchange.request
         let limit = exchange.options.responseBufferLimit
         let failure: ClientError? = state.withLockedValue { state in

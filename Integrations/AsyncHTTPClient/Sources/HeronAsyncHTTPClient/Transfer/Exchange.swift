@@ -35,7 +35,7 @@ struct Exchange: Sendable {
             let answer = try HTTPResponse(
                 status: response.status, headers: response.headers, version: response.version, for: request)
             head = answer
-            guardian?.touch()
+            headArrived()
             let body: HTTPBody?
             if !answer.hasBody(answering: request) {
                 // Read to its end (at once: there is none), so the connection can serve again.
@@ -65,6 +65,15 @@ struct Exchange: Sendable {
             // A body's failure comes mapped already, with what arrived of it.
             throw self.error(for: error, head: head, received: 0, declared: nil)
         }
+    }
+
+    /// The response head arrived: the guard's head deadline is over and its idle timeout
+    /// counts from now; the watchdog looks at it again, as it may now be due sooner.
+    func headArrived() {
+        guard let guardian else { return }
+        guardian.headArrived()
+        guardian.touch()
+        transport.watchdog.watch(guardian)
     }
 
     /// The transfer ended: it is no longer counted or watched, and the request body is no

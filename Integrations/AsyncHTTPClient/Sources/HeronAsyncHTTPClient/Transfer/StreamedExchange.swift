@@ -88,8 +88,7 @@ final class StreamedExchange: HTTPClientResponseDelegate, Sendable {
     }
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ received: HTTPResponseHead) -> EventLoopFuture<Void> {
-        exchange.guardian?.headArrived()
-        exchange.guardian?.touch()
+        exchange.headArrived()
         let request = exchange.request
         let head: HTTPCore.HTTPResponse
         do {

@@ -34,15 +34,20 @@ final class TransferGuard: Sendable {
     /// When the response head must have arrived, if the guard enforces it (``headArrived()``
     /// ends it).
     let headDeadline: NIODeadline?
+    /// Whether the idle timeout bounds the wait for the head too: when no deadline does.
+    let idleBeforeHead: Bool
     private let state: NIOLockedValueBox<State>
 
     /// A guard with at least one of `deadline`, `idleTimeout` and `headDeadline`, the idle time
     /// counted from now.
-    init(deadline: NIODeadline?, idleTimeout: TimeAmount?, headDeadline: NIODeadline? = nil, now: NIODeadline = .now())
-    {
+    init(
+        deadline: NIODeadline?, idleTimeout: TimeAmount?, headDeadline: NIODeadline? = nil, idleBeforeHead: Bool = true,
+        now: NIODeadline = .now()
+    ) {
         self.deadline = deadline
         self.idleTimeout = idleTimeout
         self.headDeadline = headDeadline
+        self.idleBeforeHead = idleBeforeHead
         state = NIOLockedValueBox(State(lastActivity: now))
     }
 
@@ -70,13 +75,14 @@ final class TransferGuard: Sendable {
 
     private func due(of state: State) -> NIODeadline {
         var due = min(deadline ?? .distantFuture, headDue(of: state))
-        if let idleTimeout, state.paused == 0 { due = min(due, state.lastActivity + idleTimeout) }
+        if let idleTimeout, state.paused == 0, state.headArrived || idleBeforeHead {
+            due = min(due, state.lastActivity + idleTimeout)
+        }
         return due
     }
 
-    /// The response head arrived: its deadline no longer applies.
+    /// The response head arrived: its deadline no longer applies, the idle timeout does.
     func headArrived() {
-        guard headDeadline != nil else { return }
         state.withLockedValue { $0.headArrived = true }
     }
 

@@ -167,8 +167,9 @@ final class URLSessionTransfer: Sendable {
         let entry = timers.schedule(at: due) { [self] in timerFired() }
         let unneeded = shared.withLock { shared -> DeadlineScheduler.Entry? in
             guard shared.machine.needsTimer else { return entry }
-            shared.timer = entry
-            return nil
+            // The entry set before (one that fired, or a later one set again earlier) is done.
+            defer { shared.timer = entry }
+            return shared.timer
         }
         if let unneeded { timers.finish(unneeded) }
     }
@@ -217,12 +218,14 @@ final class URLSessionTransfer: Sendable {
             handle { $0.machine.failedToReadHead(error) }
             return false
         }
-        return !handle { shared in
+        let actions = handle { shared in
             shared.head = head
             if let now { shared.machine.progressed(at: now) }
             return shared.machine.headReceived(
                 hasBody: head.hasBody(answering: request), declaredLength: head.decodedBodyLength)
-        }.cancelTask
+        }
+        if let due = actions.setTimer { setTimer(at: due) }
+        return !actions.cancelTask
     }
 
     /// Body bytes arrived.

@@ -171,7 +171,11 @@ struct URLSessionTransferState: Sendable {
         self.declaredLength = hasBody ? declaredLength : nil
         if hasBody {
             phase = .receivingBody
-            if answersWithWholeBody { return .none }
+            // The idle timeout applies from now on where the head's deadline held before it:
+            // the timer, set for that deadline, is set again for the idle timeout.
+            let rearm = idleTimeout != nil && deadline != nil ? timerDue : nil
+            if answersWithWholeBody { return Actions(setTimer: rearm) }
+            return answering(Actions(answerCaller: .head, setTimer: rearm))
         } else {
             phase = .finished
             bodyEnd = .end
@@ -324,6 +328,11 @@ struct URLSessionTransferState: Sendable {
         phase != .finished && (idleTimeout != nil || currentDeadline != nil)
     }
 
+    /// Whether the idle timeout bounds the transfer now: always once the head is in; before it
+    /// only when no ``deadline`` bounds the wait for the head (a call's timeout bounds the head,
+    /// and a shorter idle timeout set for the body must not end a slow server's answer).
+    private var idleApplies: Bool { phase == .receivingBody || deadline == nil }
+
     /// The deadline that ends something now: the earlier of the two while the head is awaited,
     /// the body's once it arrives.
     private var currentDeadline: ContinuousClock.Instant? {
@@ -342,7 +351,7 @@ struct URLSessionTransferState: Sendable {
         guard needsTimer else { return nil }
         var due: ContinuousClock.Instant?
         if let deadline = currentDeadline { due = deadline }
-        if let idleTimeout, let lastProgress {
+        if let idleTimeout, let lastProgress, idleApplies {
             let idleEnd = lastProgress + idleTimeout
             due = due.map { min($0, idleEnd) } ?? idleEnd
         }
@@ -359,7 +368,7 @@ struct URLSessionTransferState: Sendable {
     mutating func timerFired(at now: ContinuousClock.Instant) -> Actions {
         guard needsTimer else { return .none }
         if let deadline = currentDeadline, now >= deadline { return deadlinePassed() }
-        if let idleTimeout, let lastProgress, now - lastProgress >= idleTimeout {
+        if let idleTimeout, let lastProgress, idleApplies, now - lastProgress >= idleTimeout {
             if callerWaiting { return failingCaller(.idleTimedOut(idleTimeout)) }
             return endBody(.failure(.idleTimedOut(idleTimeout)), cancel: true)
         }
