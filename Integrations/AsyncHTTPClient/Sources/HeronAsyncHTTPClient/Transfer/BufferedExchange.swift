@@ -69,9 +69,10 @@ final class BufferedExchange: HTTPClientResponseDelegate, Sendable {
             request.addFields(to: &headers)
             var body: HTTPClient.Body?
             if case .data(let data)? = request.body?.source { body = .bytes(data) }
+            // The URL as it is, not its text parsed again.
             return try HTTPClient.Request(
-                url: request.url.absoluteString, method: NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue),
-                headers: headers, body: body)
+                url: request.url, method: NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue), headers: headers,
+                body: body)
         } catch let error as ClientError {
             exchange.end()
             throw error
@@ -126,23 +127,23 @@ final class BufferedExchange: HTTPClientResponseDelegate, Sendable {
         exchange.headArrived()
         let request = exchange.request
         let limit = exchange.options.responseBufferLimit
-        let failure: ClientError? = state.withLockedValue { state in
-            do {
-                let head = try HTTPCore.HTTPResponse(
-                    status: received.status, headers: received.headers, version: received.version, for: request)
-                state.head = head
-                if let declared = head.decodedBodyLength, declared > limit, head.hasBody(answering: request) {
-                    state.failure = Self.tooLarge(limit, request: request, head: head)
-                } else if let declared = head.decodedBodyLength, head.hasBody(answering: request) {
-                    state.data.reserveCapacity(Int(declared))
-                }
-            } catch {
-                state.failure =
-                    error as? ClientError
-                    ?? ClientError(
-                        .invalidResponse, "the response head is not valid HTTP", request: request, underlying: error)
-            }
-            return state.failure
+        // Made outside the lock: reading the fields is the longest step here.
+        let head: HTTPCore.HTTPResponse
+        var failure: ClientError?
+        do {
+            head = try HTTPCore.HTTPResponse(
+                status: received.status, headers: received.headers, version: received.version, for: request)
+        } catch {
+            // The initializer throws ClientError (invalidResponse) only.
+            state.withLockedValue { $0.failure = error }
+            return task.eventLoop.makeFailedFuture(error)
+        }
+        let declared = head.hasBody(answering: request) ? head.decodedBodyLength : nil
+        if let declared, declared > limit { failure = Self.tooLarge(limit, request: request, head: head) }
+        state.withLockedValue { state in
+            state.head = head
+            state.failure = failure
+            if let declared, failure == nil { state.data.reserveCapacity(Int(declared)) }
         }
         if let failure { return task.eventLoop.makeFailedFuture(failure) }
         return task.eventLoop.makeSucceededVoidFuture()
