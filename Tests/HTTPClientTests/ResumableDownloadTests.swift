@@ -326,7 +326,7 @@ struct ResumableDownloadTests {
             "resumable?key=\(Self.key("big"))&size=\(size)&cuts=20&seed=21&new_version_at=8", destination.path, "25",
         ])
         let outcomes = try #require(report["outcomes"] as? [String])
-        #expect(outcomes.count == 21)
+        #expect(outcomes.count == 21, "the probe reported \(report)")
         #expect(outcomes.dropLast().allSatisfy { $0 == "truncatedBody" || $0 == "connectionLost" }, "\(outcomes)")
         #expect(outcomes.last == "206")
         // From the 8th request the server has a new version (a new ETag): that answer is a 200,
