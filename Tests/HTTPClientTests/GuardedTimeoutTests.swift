@@ -45,51 +45,68 @@ struct GuardedTimeoutTests {
 
     private let url = URL(string: "https://api.example.com/trickle")!
 
-    // The client's guard times the waits of the reader, which runs on Swift's cooperative pool:
-    // the full suite can keep that pool busy for seconds (8.6 s seen), and a reader not run
-    // meanwhile waits. So each limit below that must not pass is 10 s or more.
-
-    @Test("the timeout does not bound a body that keeps arriving: an idle timeout set apart bounds its gaps")
-    func tricklingBodyCompletes() async throws {
-        let transport = TricklingTransport(chunks: 12, gap: .milliseconds(250))
-        // A 1 s timeout, and 15 s for each gap: the body takes 2.75 s, past the timeout.
-        let options = RequestOptions(timeout: .seconds(1), idleTimeout: .seconds(15))
-        let start = ContinuousClock.now
-        let response = try await client(transport, timeout: .seconds(60)).send(HTTPRequest(url: url), options: options)
-        #expect(ContinuousClock.now - start >= .milliseconds(2_700))
-        #expect(response.body.count == 120)
-        let destination = FileManager.default.temporaryDirectory.appendingPathComponent("heron-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: destination) }
-        let file = try await client(transport, timeout: .seconds(60)).download(
-            HTTPRequest(url: url), to: destination, options: options)
-        #expect(try Data(contentsOf: file.body).count == 120)
+    /// Runs `reads` under a guard of `idle` (and `bodyDeadline`), as the client's attempt runs
+    /// a body: each element is how long the reader waits for a chunk, then how long it spends on
+    /// it. Nothing here waits on a thread: every wait is a `Task.sleep`.
+    private func read(
+        _ reads: [(wait: Duration, work: Duration)], idle: Duration?, bodyDeadline: Duration? = nil
+    ) async throws -> Int {
+        let attemptGuard = AttemptGuard(
+            headTimeout: .seconds(30), idleTimeout: idle, bodyDeadline: bodyDeadline.map { .now + $0 }, start: .now,
+            scheduler: DeadlineScheduler(), request: HTTPRequest(url: url))
+        return try await attemptGuard.run {
+            attemptGuard.headArrived()
+            var taken = 0
+            for read in reads {
+                attemptGuard.waiting()
+                try await Task.sleep(for: read.wait)
+                attemptGuard.take(Data(count: 10))
+                taken += 1
+                try await Task.sleep(for: read.work)
+            }
+            attemptGuard.end(failure: nil)
+            return taken
+        }
     }
 
-    @Test("a gap longer than the timeout fails timedOut, naming the idle timeout")
+    @Test("a body whose every gap is within the idle timeout completes, however long it takes")
+    func tricklingBodyCompletes() async throws {
+        // 8 gaps of 150 ms under a 30 s idle timeout, 1.2 s in all. (A limit that must not pass
+        // is far above the waits: early in the full suite, Swift's cooperative pool, which
+        // resumes each `Task.sleep`, can be busy for seconds.)
+        let taken = try await read(Array(repeating: (.milliseconds(150), .zero), count: 8), idle: .seconds(30))
+        #expect(taken == 8)
+    }
+
+    @Test("a gap longer than the idle timeout fails timedOut, naming the idle timeout")
     func gapFails() async throws {
-        // Had the gap not ended it, the body would have arrived whole (at 60 s) and the call
-        // succeeded.
-        let transport = TricklingTransport(chunks: 3, gap: .seconds(30))
         let error = await #expect(throws: ClientError.self) {
-            try await client(transport, timeout: .milliseconds(300)).send(HTTPRequest(url: url))
+            try await read([(.milliseconds(10), .zero), (.seconds(30), .zero)], idle: .milliseconds(300))
         }
         #expect(error?.code == .timedOut)
         #expect(error?.message.contains("idle timeout") == true, "got \(String(describing: error))")
     }
 
-    @Test("the call's idle timeout bounds the gaps apart from the timeout")
-    func idleTimeoutApart() async throws {
-        let transport = TricklingTransport(chunks: 3, gap: .milliseconds(600))
-        // A 300 ms timeout with a 15 s idle timeout: the 600 ms gaps pass.
-        let response = try await client(transport, timeout: .milliseconds(300)).send(
-            HTTPRequest(url: url), options: RequestOptions(idleTimeout: .seconds(15)))
-        #expect(response.body.count == 30)
-        // A 15 s timeout with a 200 ms idle timeout: the first gap fails.
+    @Test("the body's deadline ends a body still arriving, each gap within the idle timeout")
+    func deadlineEndsTheBody() async throws {
         let error = await #expect(throws: ClientError.self) {
-            try await client(transport, timeout: .seconds(15)).send(
-                HTTPRequest(url: url), options: RequestOptions(idleTimeout: .milliseconds(200)))
+            try await read(
+                Array(repeating: (.milliseconds(100), .zero), count: 100), idle: .seconds(5),
+                bodyDeadline: .milliseconds(500))
         }
         #expect(error?.code == .timedOut)
+        #expect(error?.message.contains("deadline") == true, "got \(String(describing: error))")
+    }
+
+    @Test("the timeout does not bound the body: a stub's trickle completes past it")
+    func stubTrickleCompletes() async throws {
+        // A transport that enforces nothing: the client's guard bounds the head by the 300 ms
+        // timeout and each gap by the 60 s idle timeout; the body (4 chunks 200 ms apart) ends
+        // past the timeout.
+        let transport = TricklingTransport(chunks: 4, gap: .milliseconds(200))
+        let response = try await client(transport, timeout: .milliseconds(300)).send(
+            HTTPRequest(url: url), options: RequestOptions(idleTimeout: .seconds(60)))
+        #expect(response.body.count == 40)
     }
 
     @Test("a head later than the timeout fails timedOut, naming the timeout")
@@ -102,28 +119,39 @@ struct GuardedTimeoutTests {
         #expect(error?.message.contains("no response within the timeout") == true, "got \(String(describing: error))")
     }
 
-    @Test("a reader slow to take each chunk (a slow disk) is not timed out")
+    @Test("a reader slow to take each chunk (a slow disk) is not idle: only its waits for a chunk count")
     func slowReaderIsNotIdle() async throws {
-        let transport = TricklingTransport(chunks: 3, gap: .milliseconds(10))
-        // The progress callback runs in the reading loop: 250 ms per chunk, over a 150 ms timeout.
-        let progress = ProgressDestination.callback { _ in usleep(250_000) }
-        let response = try await client(transport, timeout: .milliseconds(150)).send(
-            HTTPRequest(url: url), options: RequestOptions(progress: progress))
-        #expect(response.body.count == 30)
-    }
-
-    @Test("the call's deadline ends a body still arriving, mid-way")
-    func deadlineEndsTheBody() async throws {
-        // 30 chunks 500 ms apart: had the deadline not ended it, the body would have arrived
-        // whole (at 14.5 s) and the call succeeded. (When it ends is not asserted: the reader's
-        // task runs on the cooperative pool, which the full suite may keep busy past 14.5 s.)
-        let transport = TricklingTransport(chunks: 30, gap: .milliseconds(500))
+        // The guard itself, as the client drives it: a 200 ms idle timeout, a reader that gets
+        // each chunk at once and then spends 400 ms on it (writing to a slow disk).
+        let scheduler = DeadlineScheduler()
+        let attemptGuard = AttemptGuard(
+            headTimeout: nil, idleTimeout: .milliseconds(200), bodyDeadline: nil, start: .now, scheduler: scheduler,
+            request: HTTPRequest(url: url))
+        let chunks = try await attemptGuard.run {
+            attemptGuard.headArrived()
+            var taken = 0
+            for _ in 0..<3 {
+                attemptGuard.waiting()
+                attemptGuard.take(Data(count: 10))
+                taken += 1
+                try await Task.sleep(for: .milliseconds(400))
+            }
+            attemptGuard.end(failure: nil)
+            return taken
+        }
+        #expect(chunks == 3)
+        // The same guard times a reader that waits: it ends the attempt with timedOut.
+        let waitingGuard = AttemptGuard(
+            headTimeout: nil, idleTimeout: .milliseconds(200), bodyDeadline: nil, start: .now, scheduler: scheduler,
+            request: HTTPRequest(url: url))
         let error = await #expect(throws: ClientError.self) {
-            try await client(transport, timeout: .seconds(30)).send(
-                HTTPRequest(url: url), options: RequestOptions(deadline: .now + .milliseconds(700)))
+            try await waitingGuard.run {
+                waitingGuard.headArrived()
+                waitingGuard.waiting()
+                try await Task.sleep(for: .seconds(30))
+            }
         }
         #expect(error?.code == .timedOut)
-        #expect(error?.message.contains("deadline") == true, "got \(String(describing: error))")
     }
 
     @Test("a transport that enforces every limit gets them as options and no guard")

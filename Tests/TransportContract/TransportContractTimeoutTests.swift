@@ -9,10 +9,12 @@ import Testing
 /// not a gap; only the call's `deadline` bounds the whole body.
 @Suite("Transport contract: the client's timeout and deadline")
 struct TransportContractTimeoutTests {
-    /// A client over the subject's shared transport with `timeout`, no retries, so each
-    /// failure shows as it is.
+    /// A client with `timeout`, no retries (each failure shows as it is), over a transport of
+    /// its own: these bodies hold their connections for seconds, and on the shared transport
+    /// they would queue the suite's other requests to the fault server behind URLSession's
+    /// per-host connection limit (their 15 s watchdogs expired so in a cold CI run).
     private func client(_ subject: any ContractTransport, timeout: Duration) -> Client {
-        Client(transport: subject.shared, retry: .none, timeout: timeout)
+        Client(transport: subject.make(), retry: .none, timeout: timeout)
     }
 
     /// 16 chunks 0.4 s apart: a body that takes 6 s, three times the timeout, with every gap
