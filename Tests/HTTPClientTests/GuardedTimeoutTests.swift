@@ -8,7 +8,7 @@ import Testing
 /// user's own): the client's guard bounds the wait for the head with the timeout, each wait
 /// for a body chunk with the idle timeout, and the whole body only with the call's deadline.
 /// The transport contract suite checks the same over URLSession and AsyncHTTPClient.
-@Suite("Timeouts over a transport that enforces none")
+@Suite("Timeouts over a transport that enforces none", .serialized)
 struct GuardedTimeoutTests {
     /// Answers with a body of `chunks` chunks of 10 bytes, one every `gap`, after a head sent
     /// after `headDelay`; enforces nothing. The chunks come from a dispatch queue, on time
