@@ -98,8 +98,7 @@ final class DeadlineScheduler: @unchecked Sendable {
         }
         if let ended = outcome.takeIfEnded() { return try ended.get() }
         var entry: Entry?
-        // A timeout beyond a century is none (and would overflow the clock's arithmetic).
-        if let timeout, timeout < .seconds(3_153_600_000) {
+        if let timeout = Client.finite(timeout) {
             // The outcome is decided before the task is cancelled: a cancelled operation may
             // end at once, with a result of its own, and must not win the race.
             entry = schedule(at: .now + timeout) {

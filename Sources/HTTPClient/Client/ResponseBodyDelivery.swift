@@ -155,8 +155,7 @@ struct StreamBodyMode: ResponseBodyMode {
     ) async throws -> ResponseStream {
         guard let body = response.body else { return ResponseStream(.empty) }
         var idle: ResponseStream.IdleLimit?
-        // A timeout beyond a century is none (and would overflow the clock's arithmetic).
-        if let idleTimeout, idleTimeout < .seconds(3_153_600_000) {
+        if let idleTimeout = Client.finite(idleTimeout) {
             idle = ResponseStream.IdleLimit(timeout: idleTimeout, scheduler: scheduler, request: request)
         }
         guard progress != nil else { return ResponseStream(body, onChunk: nil, idle: idle) }

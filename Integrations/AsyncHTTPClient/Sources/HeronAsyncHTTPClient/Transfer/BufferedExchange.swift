@@ -90,12 +90,7 @@ final class BufferedExchange: HTTPClientResponseDelegate, Sendable {
         let (head, data, received, requestHeads, failure, cancelled) = state.withLockedValue {
             ($0.head, $0.data, $0.received, $0.requestHeads, $0.failure, $0.cancelled)
         }
-        if requestHeads > 1 {
-            throw ClientError(
-                .transport,
-                "the AsyncHTTPClient HTTPClient follows redirects; make it with redirectConfiguration: .disallow "
-                    + "(Heron's client follows them)", request: request)
-        }
+        if requestHeads > 1 { throw exchange.followsRedirects }
         let declared = head?.decodedBodyLength
         switch outcome {
         case .failure(let error):

@@ -26,12 +26,7 @@ struct Exchange: Sendable {
         do {
             let response = try await transport.client.execute(clientRequest, deadline: headDeadline)
             // A second exchange means the HTTPClient followed a redirect, which Heron's client does.
-            guard response.history.count <= 1 else {
-                throw ClientError(
-                    .transport,
-                    "the AsyncHTTPClient HTTPClient follows redirects; make it with redirectConfiguration: .disallow "
-                        + "(Heron's client follows them)", request: request)
-            }
+            guard response.history.count <= 1 else { throw followsRedirects }
             let answer = try HTTPResponse(
                 status: response.status, headers: response.headers, version: response.version, for: request)
             head = answer
@@ -65,6 +60,15 @@ struct Exchange: Sendable {
             // A body's failure comes mapped already, with what arrived of it.
             throw self.error(for: error, head: head, received: 0, declared: nil)
         }
+    }
+
+    /// The error of an exchange the `HTTPClient` followed a redirect for (Heron's client
+    /// follows them): every way of sending fails with it.
+    var followsRedirects: ClientError {
+        ClientError(
+            .transport,
+            "the AsyncHTTPClient HTTPClient follows redirects; make it with redirectConfiguration: .disallow "
+                + "(Heron's client follows them)", request: request)
     }
 
     /// The response head arrived: the guard's head deadline is over and its idle timeout

@@ -84,7 +84,7 @@ final class StreamedExchange: HTTPClientResponseDelegate, Sendable {
             state.requestHeads += 1
             return state.requestHeads > 1
         }
-        if redirected { task.fail(reason: Self.followsRedirects(exchange.request)) }
+        if redirected { task.fail(reason: exchange.followsRedirects) }
     }
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ received: HTTPResponseHead) -> EventLoopFuture<Void> {
@@ -157,12 +157,5 @@ final class StreamedExchange: HTTPClientResponseDelegate, Sendable {
         }
         // The body's reader maps a failure itself (none for a HEAD request, 204, 304).
         handoff?.finish(outcome)
-    }
-
-    private static func followsRedirects(_ request: HTTPCore.HTTPRequest) -> ClientError {
-        ClientError(
-            .transport,
-            "the AsyncHTTPClient HTTPClient follows redirects; make it with redirectConfiguration: .disallow "
-                + "(Heron's client follows them)", request: request)
     }
 }
