@@ -43,15 +43,19 @@ let package = Package(
             path: "Tests/TestSupport",
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore", "TestSupport"], swiftSettings: swiftSettings),
+        // Test traits (the `.heavyWork` executor), for the test targets only: it imports Testing.
+        .target(name: "TestTraits", path: "Tests/TestTraits", swiftSettings: swiftSettings),
+        .testTarget(
+            name: "HTTPCoreTests", dependencies: ["HTTPCore", "TestSupport", "TestTraits"], swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "HTTPEncodingTests",
-            dependencies: ["HTTPEncoding", "TestSupport"],
+            dependencies: ["HTTPEncoding", "TestSupport", "TestTraits"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "HTTPMultipartTests",
-            dependencies: ["HTTPMultipart", "TestSupport"],
+            dependencies: ["HTTPMultipart", "TestSupport", "TestTraits"],
             swiftSettings: swiftSettings
         ),
         // A child process for HTTPClientTests' 1 GiB upload (see Tests/UploadProbe): an
@@ -81,29 +85,29 @@ let package = Package(
         .testTarget(
             name: "HTTPClientTests",
             dependencies: [
-                "HTTPClient", "HTTPClientTesting", "TestSupport", "HeronUploadProbe", "HeronTrailerProbe",
+                "HTTPClient", "HTTPClientTesting", "TestSupport", "TestTraits", "HeronUploadProbe", "HeronTrailerProbe",
                 "HeronDownloadProbe",
             ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "HTTPEndpointsTests",
-            dependencies: ["HTTPEndpoints", "HTTPClientTesting", "TestSupport"],
+            dependencies: ["HTTPEndpoints", "HTTPClientTesting", "TestSupport", "TestTraits"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "HTTPCacheTests",
-            dependencies: ["HTTPCache", "HTTPClient", "HTTPClientTesting", "TestSupport"],
+            dependencies: ["HTTPCache", "HTTPClient", "HTTPClientTesting", "TestSupport", "TestTraits"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "HTTPCookiesTests",
-            dependencies: ["HTTPCookies", "HTTPClient", "HTTPClientTesting", "HTTPCache", "TestSupport"],
+            dependencies: ["HTTPCookies", "HTTPClient", "HTTPClientTesting", "HTTPCache", "TestSupport", "TestTraits"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "HTTPClientTestingTests",
-            dependencies: ["HTTPClientTesting", "HTTPClient", "TestSupport"],
+            dependencies: ["HTTPClientTesting", "HTTPClient", "TestSupport", "TestTraits"],
             swiftSettings: swiftSettings
         ),
     ]

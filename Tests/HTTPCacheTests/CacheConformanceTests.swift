@@ -1,6 +1,7 @@
 import Foundation
 import HTTPCore
 import TestSupport
+import TestTraits
 import Testing
 
 @testable import HTTPCache
@@ -9,7 +10,7 @@ import Testing
 /// The HTTP caching test suite (cache-tests.fyi), private selection, run through `Client`
 /// and a `CachingTransport` against Tests/Servers/cache_origin.py: the score must hold the
 /// bar of issue 21 and the named cases must pass.
-@Suite("HTTP cache conformance (cache-tests.fyi, private selection)")
+@Suite("HTTP cache conformance (cache-tests.fyi, private selection)", .heavyWork)
 struct CacheConformanceTests {
     /// The bar: required and optimal tests passed.
     static let requiredBar = 125

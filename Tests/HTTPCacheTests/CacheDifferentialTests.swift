@@ -1,6 +1,7 @@
 import Foundation
 import HTTPCore
 import TestSupport
+import TestTraits
 import Testing
 
 @testable import HTTPCache
@@ -12,7 +13,7 @@ import Testing
 /// requests reached the origin, which validators the last one carried, and the status the
 /// caller got; every disagreement must be one of ``CacheDifferentialTests/explained``, each a
 /// behaviour where Heron follows the RFC section it names and hishel does not.
-@Suite("HTTP cache differential against hishel 2.0")
+@Suite("HTTP cache differential against hishel 2.0", .heavyWork)
 struct CacheDifferentialTests {
     static let seeds = 1...300
 

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPCore
 import TestSupport
+import TestTraits
 import Testing
 
 @testable import HTTPClient
@@ -10,7 +11,7 @@ import Testing
 /// challenges (its client nonces and counts given to Heron), and what requests does not do
 /// (SHA-512-256, the -sess forms of SHA, auth-int, userhash) against RFC 7616 §3.4 written
 /// out with hashlib (`Tests/Peers/digest_peer.py`).
-@Suite("Digest authentication against Python (hashlib, requests)")
+@Suite("Digest authentication against Python (hashlib, requests)", .heavyWork)
 struct DigestAuthPeerTests {
     static func peer(_ request: [String: Any]) async throws -> [String: Any] {
         let python = try #require(ProcessInfo.processInfo.environment["HERON_PYTHON"], "run with scripts/with-servers")

@@ -2,6 +2,7 @@ import Foundation
 import HTTPClientTesting
 import HTTPCore
 import TestSupport
+import TestTraits
 import Testing
 
 @testable import HTTPClient
@@ -15,7 +16,7 @@ import Testing
 @Suite("Examples in Docs/HTTPClient.md, Docs/HTTPClientTransports.md and the DocC catalog")
 struct GuideSnippetTests {
     @Test(
-        "every ```swift block of the documents appears verbatim in this file",
+        "every ```swift block of the documents appears verbatim in this file", .heavyWork,
         arguments: [
             "Docs/HTTPClient.md", "Docs/HTTPClientTransports.md", "Sources/HTTPClient/HTTPClient.docc/HTTPClient.md",
         ])

@@ -1,4 +1,5 @@
 import Foundation
+import TestTraits
 import Testing
 
 @testable import HTTPClient
@@ -385,7 +386,7 @@ struct URLSessionTransferStateTests {
         #expect(trace.cancels <= 1)
     }
 
-    @Test("invariants hold over every sequence of up to five events", arguments: [false, true])
+    @Test("invariants hold over every sequence of up to five events", .heavyWork, arguments: [false, true])
     func everySequence(wholeBody: Bool) async {
         let events = Event.allCases
         var checked = 0

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPCore
 import TestSupport
+import TestTraits
 import Testing
 
 @testable import HTTPClient
@@ -118,8 +119,9 @@ struct URLSessionTransportErrorTests {
 
     /// A hostile `Set-Cookie` of commas with no cookie name after them took 8.4 s for 40 KB
     /// when each comma rescanned the rest of the value; read once, 2 MB takes milliseconds.
-    /// The bound below is a hang guard (the old code would take hours here), not a speed claim.
-    @Test(arguments: [",x", ",x=", ", ;", ",\t"])
+    /// The bound below is a hang guard (the old code would take hours here), not a speed claim;
+    /// it is wide because the test runs on low-priority threads under the whole suite's load.
+    @Test(.heavyWork, arguments: [",x", ",x=", ", ;", ",\t"])
     func hostileSetCookieIsSplitInOnePass(unit: String) throws {
         let value = String(repeating: unit, count: 2_000_000 / unit.utf8.count)
         let url = try #require(URL(string: "https://example.com/"))
@@ -128,7 +130,7 @@ struct URLSessionTransportErrorTests {
         let clock = ContinuousClock()
         let start = clock.now
         let head = try HTTPResponse(response, for: HTTPRequest(url: url))
-        #expect(clock.now - start < .seconds(10))
+        #expect(clock.now - start < .seconds(60))
         let cookies = head.headerFields[values: .setCookie]
         if unit == ",x=" {
             // Every comma starts a cookie named x.
@@ -212,7 +214,7 @@ struct ClosedKeptAliveConnectionTests {
     static func client() throws -> Client {
         Client(
             baseURL: try TestServers.faultServer(), transport: URLSessionTransport(), retry: .none,
-            timeout: .seconds(30))
+            timeout: .seconds(120))
     }
 
     static func count(_ key: String, _ client: Client) async throws -> Int {
@@ -231,7 +233,7 @@ struct ClosedKeptAliveConnectionTests {
         }
         let start = ContinuousClock.now
         let response = try await client.send(.post("hash-fresh?key=\(key)").body(body))
-        #expect(ContinuousClock.now - start < .seconds(10))
+        #expect(ContinuousClock.now - start < .seconds(40))  // far under the 120 s timeout
         let echoed = try JSONSerialization.jsonObject(with: response.body) as? [String: Any]
         #expect(echoed?["bytes"] as? Int == payload.count)
         #expect(try await Self.count("closed-\(key)", client) == 1)  // the close did happen
@@ -248,7 +250,7 @@ struct ClosedKeptAliveConnectionTests {
                 .post("hash-fresh?key=\(key)").body(Fixtures.oneShotBody(String(repeating: "x", count: 100_000))))
         }
         // Before, libcurl sent the head again without its body and both sides waited for the timeout.
-        #expect(ContinuousClock.now - start < .seconds(10))
+        #expect(ContinuousClock.now - start < .seconds(40))  // far under the 120 s timeout
         #expect(error?.code == .connectionLost)
         #expect(error?.message.contains("may have reached the server") == true)
     }

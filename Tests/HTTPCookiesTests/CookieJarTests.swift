@@ -1,5 +1,6 @@
 import Foundation
 import HTTPCore
+import TestTraits
 import Testing
 
 @testable import HTTPCookies
@@ -206,7 +207,7 @@ struct CookieJarLimitTests {
         #expect(jar.allCookies.filter { $0.domain == "example.com" }.count == 20)
     }
 
-    @Test("hostile servers setting 500 cookies each leave the jar at its limits")
+    @Test("hostile servers setting 500 cookies each leave the jar at its limits", .heavyWork)
     func hostileServer() {
         let jar = CookieJar(limits: .init(perDomain: 50, total: 200))
         let values = (0..<500).map { "k\($0)=\(String(repeating: "v", count: 100))" }

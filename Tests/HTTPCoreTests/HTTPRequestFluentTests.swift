@@ -1,5 +1,6 @@
 import Foundation
 import HTTPCore
+import TestTraits
 import Testing
 
 @Suite("Fluent requests")
@@ -168,7 +169,9 @@ struct HTTPRequestFluentTests {
         #expect(throws: HTTPCoreError.self) { try HTTPFields([.accept: "a\nb"]) }
     }
 
-    @Test("200,000 repeats of one field are built and combined in linear time (a hang guard, not a speed claim)")
+    @Test(
+        "200,000 repeats of one field are built and combined in linear time (a hang guard, not a speed claim)",
+        .heavyWork)
     func manyRepeats() throws {
         let clock = ContinuousClock()
         let start = clock.now
@@ -178,7 +181,8 @@ struct HTTPRequestFluentTests {
         let combined = try #require(fields[field.name])
         #expect(combined.utf8.count == 200_000 * 5 - 2)
         #expect(fields[values: field.name].count == 200_000)
-        // Joining with `+` copied the growing value per repeat: tens of seconds here.
-        #expect(clock.now - start < .seconds(10))
+        // Joining with `+` copied the growing value per repeat: minutes here, under the load of
+        // the whole suite (the test runs on low-priority threads, so the bound is wide).
+        #expect(clock.now - start < .seconds(60))
     }
 }

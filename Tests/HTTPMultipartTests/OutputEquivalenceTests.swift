@@ -2,9 +2,10 @@ import Foundation
 import HTTPCore
 import HTTPMultipart
 import TestSupport
+import TestTraits
 import Testing
 
-@Suite("Memory, disk and stream outputs")
+@Suite("Memory, disk and stream outputs", .heavyWork)
 struct OutputEquivalenceTests {
     static func mixedSpec() -> FormSpec {
         var random = SplitMix64(seed: 7)

@@ -1,12 +1,13 @@
 import Foundation
 import HTTPCore
 import HTTPMultipart
+import TestTraits
 import Testing
 
 /// Every form is parsed back by two real parsers outside Swift (PyPI `multipart` and
 /// `python-multipart`, see Tests/Peers/parse_multipart.py), and what they read must be
 /// exactly what was put in.
-@Suite("Real multipart parsers read back every form")
+@Suite("Real multipart parsers read back every form", .heavyWork)
 struct PeerParserTests {
     /// Checks both parsers' view of `body` against `spec`.
     static func expectParsed(_ body: Data, matches spec: FormSpec) async throws {

@@ -1,9 +1,10 @@
 import Foundation
 import HTTPEncoding
 import TestSupport
+import TestTraits
 import Testing
 
-@Suite("Server-sent events: the parser")
+@Suite("Server-sent events: the parser", .heavyWork)
 struct ServerSentEventParserTests {
     private func parse(_ text: String, cutEvery size: Int = .max) throws -> [ServerSentEvent<String>] {
         try parse(Array(text.utf8), cuts: stride(from: size, to: text.utf8.count, by: size).map { $0 })

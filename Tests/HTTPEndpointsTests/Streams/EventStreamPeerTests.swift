@@ -1,6 +1,7 @@
 import Foundation
 import HTTPEndpoints
 import TestSupport
+import TestTraits
 import Testing
 
 /// The same hostile event streams, cut at random chunk boundaries and served by the fault
@@ -42,7 +43,8 @@ struct EventStreamPeerTests {
     }
 
     @Test(
-        "three thousand hostile streams, some with 64 KiB lines, cut at random: Heron reads each as the standard does")
+        "three thousand hostile streams, some with 64 KiB lines, cut at random: Heron reads each as the standard does",
+        .heavyWork)
     func peers() async throws {
         // A fault server of this test's own, at the lowest priority like the peers: the 9,000
         // streams it serves would otherwise take CPU from the tests that start with this one.

@@ -183,7 +183,12 @@ public final class URLSessionTransport: ClientTransport {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 guard transfer.prepare(continuation) else { return }
-                let submit: @Sendable () -> Void = { [self] in
+                // URLSession's task calls wait for its work queue (one for every session of the
+                // process), which other transfers keep busy, and a stream body's read holds until
+                // its producer (which may need a cooperative thread) delivers: made here, they
+                // could stall the caller's cooperative thread for seconds, and with it every task
+                // queued behind it. So they are made on a queue of ours.
+                Self.submitQueue.async { [self] in
                     var urlRequest = urlRequest
                     let task = makeTask(for: request, urlRequest: &urlRequest, transfer: transfer)
                     delegate.register(transfer, for: task)
@@ -193,17 +198,6 @@ public final class URLSessionTransport: ClientTransport {
                         delegate.unregister(task)
                         task.cancel()
                     }
-                }
-                // URLSession's task calls wait for its work queue, which a stream body's read
-                // holds until its producer (which may need a cooperative thread) delivers. So
-                // while any stream body is being sent, or when this request has one, they are
-                // made on a queue of ours; otherwise here, saving a thread switch (the gate
-                // keeps a new pump from starting meanwhile).
-                if !Self.readsMayWait(request.body) && URLSessionBodyPump.gate.enterInline() {
-                    submit()
-                    URLSessionBodyPump.gate.leaveInline()
-                } else {
-                    Self.submitQueue.async(execute: submit)
                 }
             }
         } onCancel: {
@@ -228,16 +222,6 @@ public final class URLSessionTransport: ClientTransport {
         }
         if body.makesInputStreams { return URLSessionDirectBodyReader(.inputStream(body), onFailure: onFailure) }
         return URLSessionBodyPump(body: body, chunkSize: configuration.uploadChunkSize, onFailure: onFailure)
-    }
-
-    /// Whether reading `body` may wait for something other than the disk (a stream, or a
-    /// file of unknown length): its transfer then counts in ``URLSessionBodyPump/gate``.
-    private static func readsMayWait(_ body: HTTPBody?) -> Bool {
-        switch body?.source {
-        case nil, .data?: return false
-        case .file?: if case .known = body?.length { return false } else { return true }
-        case .stream?: return true
-        }
     }
 
     /// Makes URLSession send a body stream of `size` bytes with `Content-Length` instead of
@@ -296,7 +280,7 @@ public final class URLSessionTransport: ClientTransport {
     ) -> URLSessionTask {
         let onFailure: @Sendable (any Error) -> Void = { [weak transfer] error in transfer?.requestBodyFailed(error) }
         let source = makeBodySource(for: body, onFailure: onFailure)
-        transfer.attach(source, holding: Self.readsMayWait(body) ? URLSessionBodyPump.GateHold() : nil)
+        transfer.attach(source)
         if body.isReplayable {
             transfer.allowRemakingBody { [self] in makeBodySource(for: body, onFailure: onFailure) }
         }

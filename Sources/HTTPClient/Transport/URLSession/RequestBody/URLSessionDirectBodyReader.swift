@@ -11,8 +11,8 @@ import HTTPCore
 /// cannot be read, fails the request with that ``HTTPCoreError``. The source is opened on
 /// the first read and read outside the lock, on URLSession's thread, so ``close()``
 /// returns at once; a source closed during a read is closed when the read returns. A
-/// stream's read may wait for another thread (a pipe it writes): the transport then counts
-/// the transfer in ``URLSessionBodyPump/gate`` until its task completes.
+/// stream's read may wait for another thread (a pipe it writes), holding URLSession's work
+/// queue meanwhile: the transport never waits for that queue on a caller's thread.
 final class URLSessionDirectBodyReader: URLSessionBodySource {
     /// Where the bytes come from.
     enum Origin: Sendable {

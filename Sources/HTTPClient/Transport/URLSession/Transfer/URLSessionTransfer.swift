@@ -29,7 +29,6 @@ final class URLSessionTransfer: Sendable {
         var requestBody: (any URLSessionBodySource)?
         /// Makes the body's source anew, for a body that can be read again.
         var remakeBody: (@Sendable () -> any URLSessionBodySource)?
-        var gateHold: URLSessionBodyPump.GateHold?
         var head: HTTPResponse?
         var bytesSent: Int64 = 0
         /// The timer's entry while it is set.
@@ -105,13 +104,9 @@ final class URLSessionTransfer: Sendable {
         return false
     }
 
-    /// Keeps the source URLSession reads the request body from, closed when the transfer
-    /// ends, and the transfer's count in the gate, given back when its task completes.
-    func attach(_ source: any URLSessionBodySource, holding gateHold: URLSessionBodyPump.GateHold?) {
-        shared.withLock { shared in
-            shared.requestBody = source
-            shared.gateHold = gateHold
-        }
+    /// Keeps the source URLSession reads the request body from, closed when the transfer ends.
+    func attach(_ source: any URLSessionBodySource) {
+        shared.withLock { $0.requestBody = source }
     }
 
     /// Lets the transfer make its body's source again (a body that can be read again).
@@ -294,7 +289,6 @@ final class URLSessionTransfer: Sendable {
         var task: URLSessionTask?
         var requestBody: (any URLSessionBodySource)?
         var timer: DeadlineScheduler.Entry?
-        var gateHold: URLSessionBodyPump.GateHold?
         var head: HTTPResponse?
         var wholeBody: Data?
         var bytesSent: Int64 = 0
@@ -321,12 +315,9 @@ final class URLSessionTransfer: Sendable {
             if shared.timer != nil, actions.answerCaller == nil, !shared.machine.needsTimer {
                 swap(&taken.timer, &shared.timer)
             }
-            // Once the task completed, URLSession reads the request body no more.
-            if shared.machine.task == .completed { swap(&taken.gateHold, &shared.gateHold) }
             return actions
         }
         if let timer = taken.timer { timers.finish(timer) }
-        taken.gateHold?.release()
         taken.requestBody?.close()
         if let task = taken.task { Self.cancelLater(task) }
         if let answer = actions.answerReader, let reader = taken.reader {
