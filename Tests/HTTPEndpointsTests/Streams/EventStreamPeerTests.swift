@@ -13,7 +13,7 @@ import Testing
 @Suite("Server-sent events: Heron, node-eventsource and httpx-sse read the same streams")
 struct EventStreamPeerTests {
     typealias Event = ReferenceEventStream.Event
-    static let caseCount = 3000
+    static let caseCount = 2000
     /// One case in this many has a huge line (64 to 128 KiB) in the middle of its stream.
     static let hugeLineEvery = 10
     /// The data size from which an event counts as huge.
@@ -43,10 +43,10 @@ struct EventStreamPeerTests {
     }
 
     @Test(
-        "three thousand hostile streams, some with 64 KiB lines, cut at random: Heron reads each as the standard does",
+        "two thousand hostile streams, some with 64 KiB lines, cut at random: Heron reads each as the standard does",
         .heavyWork)
     func peers() async throws {
-        // A fault server of this test's own, at the lowest priority like the peers: the 9,000
+        // A fault server of this test's own, at the lowest priority like the peers: the 6,000
         // streams it serves would otherwise take CPU from the tests that start with this one.
         let server = try await ReplayServer.start(python: try Self.python())
         defer { server.stop() }
@@ -89,7 +89,7 @@ struct EventStreamPeerTests {
         #expect(standard.reduce(0) { $0 + $1.count } > 2000)
         let hugeCases = cases.indices.filter { index in standard[index].contains { $0.data.utf8.count >= Self.hugeSize }
         }
-        #expect(hugeCases.count >= 60, "only \(hugeCases.count) cases dispatch a huge event")
+        #expect(hugeCases.count >= 40, "only \(hugeCases.count) cases dispatch a huge event")
         // For each peer, the cases it reads otherwise than the standard, with the reasons.
         var differences: [String: [Int: [String]]] = [:]
         for (name, reading) in [("node-eventsource", try await node), ("httpx-sse", try await httpx)] {

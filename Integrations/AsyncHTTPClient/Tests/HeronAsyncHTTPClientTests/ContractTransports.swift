@@ -27,7 +27,9 @@ struct AsyncHTTPClientContract: ContractTransport {
     var slowsTheServerForASlowReader: Bool { true }
 }
 
-/// The transports this package runs the contract suite against.
+/// The transports this package runs the contract suite against: AsyncHTTPClientTransport
+/// alone (Heron's own tests run it against URLSessionTransport, and a second run here doubled
+/// the suite's minute and a half of timeouts in CI).
 enum ContractTransports {
-    static let all: [any ContractTransport] = [URLSessionContract(), AsyncHTTPClientContract()]
+    static let all: [any ContractTransport] = [AsyncHTTPClientContract()]
 }
