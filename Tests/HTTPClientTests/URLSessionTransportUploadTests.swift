@@ -69,13 +69,17 @@ struct URLSessionTransportUploadTests {
 
     /// A stalled pipe blocks its `read`, which nothing can interrupt; the call still ends
     /// at once when cancelled, and the upload is abandoned when the `read` returns.
+    /// It holds URLSession's work queue meanwhile, so it runs apart from the contract suite's
+    /// timed steps (``HoggingStep``).
     @Test func cancellingAnUploadFromAStalledPipeReturnsAtOnce() async throws {
-        let pipe = TestPipe()
-        let body = Self.inputStreamBody(from: pipe)
-        pipe.write(Data(repeating: 1, count: 1000))
-        try await TransportFixture.expectCancelledAtOnce(uploading: body, using: transport)
-        // Ends the blocked read, freeing URLSession's work queue for the other tests.
-        pipe.closeWriting()
+        try await HoggingStep.alone {
+            let pipe = TestPipe()
+            let body = Self.inputStreamBody(from: pipe)
+            pipe.write(Data(repeating: 1, count: 1000))
+            try await TransportFixture.expectCancelledAtOnce(uploading: body, using: transport)
+            // Ends the blocked read, freeing URLSession's work queue for the other tests.
+            pipe.closeWriting()
+        }
         let after = try await upload(HTTPBody("after"))
         #expect(after.bytes == 5)
     }
@@ -84,7 +88,12 @@ struct URLSessionTransportUploadTests {
     /// queue: other requests must not make URLSession calls (which wait for that queue) on
     /// cooperative threads, or they fill the pool. Checked with a task that needs a
     /// cooperative thread while a request per core is pending.
+    /// Apart from the contract suite's timed steps, as the test above.
     @Test func requestsWaitingBehindAStalledPipeLeaveTheCooperativePoolFree() async throws {
+        try await HoggingStep.alone { try await requestsWaitBehindAStalledPipe() }
+    }
+
+    private func requestsWaitBehindAStalledPipe() async throws {
         let pipe = TestPipe()
         pipe.write(Data(repeating: 1, count: 1000))
         let stalled = Task { try await upload(Self.inputStreamBody(from: pipe)) }

@@ -17,23 +17,24 @@ struct TransportContractTimeoutTests {
         Client(transport: subject.make(), retry: .none, timeout: timeout)
     }
 
-    /// 13 chunks 1 s apart: a body that takes 12 s, three times the timeout, with every gap a
-    /// quarter of it. The old per-attempt timeout failed it at 4 s. (The suite runs one test at
-    /// a time: URLSession on Linux runs every session's transfers on one work queue.) (Limits that must not pass
-    /// leave seconds of room: under the full suite's load URLSession's one work queue can hold
-    /// its deliveries back that long.)
+    /// 19 chunks 1 s apart: a body that takes 18 s, three times the timeout, with every gap a
+    /// sixth of it. The old per-attempt timeout failed it at 6 s. (The suite runs one test at a
+    /// time: URLSession on Linux runs every session's transfers on one work queue. Each gap
+    /// leaves 5 s of room: other tests of the suite's process hold that queue for seconds at a
+    /// time, reading a stalled body stream on purpose, and with a 4 s timeout URLSession's own
+    /// timer once ended the body so.)
     @Test(arguments: ContractTransports.all)
     func bodyTricklingForThreeTimesTheTimeoutCompletes(_ subject: any ContractTransport) async throws {
         let request = try TransportFixture.request(
-            .get, TransportFixture.fault("/slow?bytes=13000&chunks=13&interval=1"))
+            .get, TransportFixture.fault("/slow?bytes=19000&chunks=19&interval=1"))
         let start = ContinuousClock.now
         let response = try await HoggingStep.timed {
-            try await withWatchdog(seconds: 40) {
-                try await client(subject, timeout: .seconds(4)).send(request)
+            try await withWatchdog(seconds: 60) {
+                try await client(subject, timeout: .seconds(6)).send(request)
             }
         }
-        #expect(ContinuousClock.now - start > .seconds(11))
-        #expect(response.body == TransportFixture.pattern(13000))
+        #expect(ContinuousClock.now - start > .seconds(17))
+        #expect(response.body == TransportFixture.pattern(19000))
     }
 
     /// A gap of 3 s in the body, over a 1 s timeout: the call fails with `timedOut` after the

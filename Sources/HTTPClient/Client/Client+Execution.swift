@@ -166,10 +166,16 @@ extension Client {
         if !options.requestOptions.isEmpty { base.options.lay(options.requestOptions) }
         // The client's chain was worked out when it was made; a request's own interceptors go first.
         let chain = options.interceptors.isEmpty ? self.chain : InterceptorChain(options.interceptors + interceptors)
-        var context = InterceptorContext(
-            request: base, attempt: 1, values: values.merging(options.values),
-            retriesNonIdempotent: options.retriesNonIdempotent, start: record.start)
-        context.baseURL = baseURL
+        let callValues = values.merging(options.values)
+        // Made only for interceptors: a client without any builds and copies none.
+        var context: InterceptorContext?
+        if !chain.isEmpty {
+            var made = InterceptorContext(
+                request: base, attempt: 1, values: callValues, retriesNonIdempotent: options.retriesNonIdempotent,
+                start: record.start)
+            made.baseURL = baseURL
+            context = made
+        }
         var retryState = RetryState()
         let retry = request.options.isEmpty ? self.retry : request.options[RetryOption.self] ?? self.retry
         let attemptTimeout = options.timeout ?? self.timeout
@@ -187,7 +193,7 @@ extension Client {
         var attempt = 0
         while true {
             attempt += 1
-            context.attempt = attempt
+            context?.attempt = attempt
             // Each step (the interceptors' prepare, the attempt, their decide) is bounded by the
             // attempt's timeout and by what is left of the call's deadline when it starts.
             func stepTimeout(_ step: Step) throws -> Duration? {
@@ -202,10 +208,10 @@ extension Client {
                 // The context's request stays the base request it was made with.
                 preparing = base
             } else {
-                context.request = base
+                context!.request = base
                 do {
                     preparing = try await prepare(
-                        base, chain: chain, attachedToRequest: options.interceptors.count, context: &context,
+                        base, chain: chain, attachedToRequest: options.interceptors.count, context: &context!,
                         timeout: timeout)
                 } catch let error as ClientError where error.code == .timedOut {
                     guard let deadline, ContinuousClock.now >= deadline else { throw error }
@@ -213,7 +219,7 @@ extension Client {
                         deadline, "while the interceptors prepared attempt \(attempt)", record: record, request: base,
                         underlying: error)
                 }
-                context.request = preparing
+                context!.request = preparing
             }
             // The connection's own fields are the transport's business, whoever set them.
             preparing.dropHopByHopFields()
@@ -281,9 +287,9 @@ extension Client {
                 decision = .proceed
             } else {
                 timeout = try stepTimeout(.beforeJudging)
-                context.lastHop = exchange?.request
+                context!.lastHop = exchange?.request
                 do {
-                    decision = try await decide(outcome, chain: chain, context: &context, timeout: timeout)
+                    decision = try await decide(outcome, chain: chain, context: &context!, timeout: timeout)
                 } catch let error as ClientError where error.code == .timedOut {
                     guard let deadline, ContinuousClock.now >= deadline else { throw error }
                     throw Self.deadlinePassed(
@@ -296,7 +302,7 @@ extension Client {
             let next = try Self.judge(
                 decision, outcome: outcome, exchange: exchange, attempt: attempt, decided: decided, request: prepared,
                 base: base, retry: retry, retriesNonIdempotent: options.retriesNonIdempotent, deadline: deadline,
-                record: record, context: context, retryState: &retryState, events: &events)
+                record: record, callValues: context?.values ?? callValues, retryState: &retryState, events: &events)
             switch next {
             case .finish(let response):
                 return response
@@ -343,9 +349,9 @@ extension Client {
         _ decision: InterceptorDecision, outcome: AttemptOutcome, exchange: Exchange<Content>?, attempt: Int,
         decided: ContinuousClock.Instant, request prepared: HTTPRequest, base: HTTPRequest, retry: RetryStack,
         retriesNonIdempotent: Bool, deadline: ContinuousClock.Instant?, record: CallRecord,
-        context: InterceptorContext, retryState: inout RetryState, events: inout EventBuffer
+        callValues: RequestValues, retryState: inout RetryState, events: inout EventBuffer
     ) throws -> AttemptEnd<Content> {
-        let elapsed = decided - context.start
+        let elapsed = decided - record.start
         var failure = outcome.error
         let action: RetryAction
         let interceptorRetry: Bool
@@ -389,7 +395,7 @@ extension Client {
             return .finish(
                 ClientResponse(
                     head: head, body: exchange.content, request: exchange.request, metrics: record.metrics(at: decided),
-                    transportBody: exchange.transportBody, callValues: context.values))
+                    transportBody: exchange.transportBody, callValues: callValues))
         }
 
         switch action {
