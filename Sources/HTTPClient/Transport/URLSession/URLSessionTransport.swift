@@ -183,12 +183,7 @@ public final class URLSessionTransport: ClientTransport {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 guard transfer.prepare(continuation) else { return }
-                // URLSession's task calls wait for its work queue (one for every session of the
-                // process), which other transfers keep busy, and a stream body's read holds until
-                // its producer (which may need a cooperative thread) delivers: made here, they
-                // could stall the caller's cooperative thread for seconds, and with it every task
-                // queued behind it. So they are made on a queue of ours.
-                Self.submitQueue.async { [self] in
+                let submit: @Sendable () -> Void = { [self] in
                     var urlRequest = urlRequest
                     let task = makeTask(for: request, urlRequest: &urlRequest, transfer: transfer)
                     delegate.register(transfer, for: task)
@@ -198,6 +193,18 @@ public final class URLSessionTransport: ClientTransport {
                         delegate.unregister(task)
                         task.cancel()
                     }
+                }
+                // URLSession's task calls wait for its work queue (one for every session of the
+                // process), which other transfers keep busy, and a stream body's read holds until
+                // its producer (which may need a cooperative thread) delivers: made here while
+                // others run, they could stall the caller's cooperative thread for seconds, and
+                // every task queued behind it. So they are made on a queue of ours, unless this
+                // is the process's only transfer: the queue then has nothing to do, and calling
+                // at once saves a thread switch (sequential requests ran about 13 % slower).
+                if URLSessionTransfer.inFlight.withLock({ $0 }) == 1 {
+                    submit()
+                } else {
+                    Self.submitQueue.async(execute: submit)
                 }
             }
         } onCancel: {

@@ -33,7 +33,14 @@ final class URLSessionTransfer: Sendable {
         var bytesSent: Int64 = 0
         /// The timer's entry while it is set.
         var timer: DeadlineScheduler.Entry?
+        /// Whether the transfer still counts in ``inFlight``.
+        var inFlight = true
     }
+
+    /// Transfers of every ``URLSessionTransport`` of the process made and whose task has not
+    /// completed: while another is, URLSession's work queue (which every session shares) may be
+    /// busy with it, and ``URLSessionTransport`` then makes its tasks on a queue of its own.
+    static let inFlight = Locked(0)
 
     let request: HTTPRequest
     private let progress: (@Sendable (TransferProgress) -> Void)?
@@ -61,6 +68,7 @@ final class URLSessionTransfer: Sendable {
     ///   - options: The options of the send.
     ///   - timers: Where the transfer's timer is set.
     init(request: HTTPRequest, options: TransportOptions, timers: DeadlineScheduler) {
+        Self.inFlight.withLock { $0 += 1 }
         self.request = request
         self.progress = options.progress
         self.timers = timers
@@ -78,6 +86,11 @@ final class URLSessionTransfer: Sendable {
         watchesIdle = idleTimeout != nil
         firstTimerDue = machine.timerDue
         shared = Locked(Shared(machine: machine))
+    }
+
+    /// A transfer whose task never started or never completed leaves ``inFlight`` here.
+    deinit {
+        if shared.withLock({ $0.inFlight }) { Self.inFlight.withLock { $0 -= 1 } }
     }
 
     /// Cancels `task` on the cancel queue.
@@ -289,6 +302,7 @@ final class URLSessionTransfer: Sendable {
         var task: URLSessionTask?
         var requestBody: (any URLSessionBodySource)?
         var timer: DeadlineScheduler.Entry?
+        var leftFlight = false
         var head: HTTPResponse?
         var wholeBody: Data?
         var bytesSent: Int64 = 0
@@ -315,8 +329,14 @@ final class URLSessionTransfer: Sendable {
             if shared.timer != nil, actions.answerCaller == nil, !shared.machine.needsTimer {
                 swap(&taken.timer, &shared.timer)
             }
+            // Once the task completed, URLSession's work queue has nothing more of it to do.
+            if shared.inFlight, shared.machine.task == .completed {
+                shared.inFlight = false
+                taken.leftFlight = true
+            }
             return actions
         }
+        if taken.leftFlight { Self.inFlight.withLock { $0 -= 1 } }
         if let timer = taken.timer { timers.finish(timer) }
         taken.requestBody?.close()
         if let task = taken.task { Self.cancelLater(task) }
