@@ -107,7 +107,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HTTPClientTestingTests",
-            dependencies: ["HTTPClientTesting", "HTTPClient", "TestSupport", "TestTraits"],
+            dependencies: ["HTTPClientTesting", "HTTPClient", "TestSupport"],
             swiftSettings: swiftSettings
         ),
     ]
