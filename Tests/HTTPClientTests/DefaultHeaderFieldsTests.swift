@@ -84,4 +84,34 @@ struct DefaultHeaderFieldsTests {
         #expect(sent.headerFields[.accept] == "application/json")
         #expect(sent.headerFields[custom] == "computed")
     }
+
+    @Test("fields named by text need no try and are added in the order of their names")
+    func textFields() async throws {
+        var request = Fixtures.request("x")
+        try request.headerFields.set(.accept, "text/plain")
+        let interceptor = DefaultHeaderFields(["X-Custom": "1", "Accept": "application/json"])
+            .adding(["X-Later": "2"], mode: .always)
+        let sent = try await send(interceptor, request)
+        #expect(sent.headerFields[values: .accept] == ["text/plain"])
+        #expect(sent.headerFields[custom] == "1")
+        #expect(sent.headerFields[try HTTPFieldName("X-Later")] == "2")
+        let names = sent.headerFields.map(\.name.rawName)
+        #expect(names.firstIndex(of: "X-Custom")! < names.firstIndex(of: "X-Later")!)
+    }
+
+    @Test(
+        "a name or value given as text that is not valid fails every call with invalidRequest naming it; nothing is sent",
+        arguments: [["Bad Name": "1", "X-Ok": "2"], ["X-Ok": "a\r\nEvil: 1"]])
+    func invalidTextFields(_ fields: [String: String]) async throws {
+        let stub = StubTransport(fallback: .status(.ok))
+        let client = Fixtures.client(stub, interceptors: [DefaultHeaderFields(fields)])
+        for _ in 0..<2 {
+            let error = await #expect(throws: ClientError.self) { _ = try await client.send(Fixtures.request("x")) }
+            #expect(error?.code == .invalidRequest)
+            #expect(error?.message.contains("DefaultHeaderFields") == true)
+            let underlying = try #require(error?.underlying as? HTTPCoreError)
+            #expect([HTTPCoreError.Code.invalidFieldName, .invalidFieldValue].contains(underlying.code))
+        }
+        #expect(stub.requests.isEmpty)
+    }
 }

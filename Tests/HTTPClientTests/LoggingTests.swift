@@ -92,4 +92,27 @@ struct LoggingTests {
         #expect(lines[1].hasPrefix("<- failed connectionLost GET https://api.test/v2/x"))
         #expect(lines[1].hasSuffix("reset by peer"))
     }
+
+    @Test("without a sink, each message is printed whole to standard output")
+    func defaultSink() async throws {
+        let marker = "default-sink-\(UUID().uuidString)"
+        let stub = StubTransport(fallback: .status(.ok))
+        let client = Fixtures.client(stub, interceptors: [Logging()])
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("heron-\(marker).log")
+        defer { try? FileManager.default.removeItem(at: file) }
+        // Standard output goes to the file for this one call, then back.
+        let captured = open(file.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        try #require(captured >= 0)
+        fflush(nil)
+        let saved = dup(1)
+        dup2(captured, 1)
+        _ = try? await client.send(Fixtures.request(marker))
+        fflush(nil)
+        dup2(saved, 1)
+        close(saved)
+        close(captured)
+        let text = try String(contentsOf: file, encoding: .utf8)
+        #expect(text.contains("-> GET https://api.test/v2/\(marker) (attempt 1)\n"))
+        #expect(text.contains("<- 200 OK GET https://api.test/v2/\(marker) ("))
+    }
 }

@@ -45,22 +45,22 @@ struct DiskFailureTests {
                 try Data(repeating: 2, count: 10).write(to: url)
             case .inputStreamFails:
                 let stream = try #require(InputStream(url: directory.url.appendingPathComponent("absent.bin")))
-                try form.append(name: "culprit", stream: stream, length: 10)
+                form.append(name: "culprit", stream: stream, length: 10)
             case .inputStreamShort:
-                try form.append(name: "culprit", stream: InputStream(data: Data(count: 10)), length: 20_000)
+                form.append(name: "culprit", stream: InputStream(data: Data(count: 10)), length: 20_000)
             case .chunksThrow:
                 struct Broken: Error {}
                 let chunks = AsyncThrowingStream<Data, any Error> { continuation in
                     continuation.yield(Data(count: 9000))
                     continuation.finish(throwing: Broken())
                 }
-                try form.append(name: "culprit", chunks: chunks, length: 20_000)
+                form.append(name: "culprit", chunks: chunks, length: 20_000)
             case .chunksTooLong:
-                try form.append(name: "culprit", chunks: FormSpec.chunked(Data(count: 20_000)), length: 10_000)
+                form.append(name: "culprit", chunks: FormSpec.chunked(Data(count: 20_000)), length: 10_000)
             case .boundaryInContent:
-                try form.append(name: "culprit", data: Data("x\r\n--fixed-boundary--\r\n".utf8))
+                form.append(name: "culprit", data: Data("x\r\n--fixed-boundary--\r\n".utf8))
             case .cancelled:
-                try form.append(name: "culprit", chunks: SelfCancellingChunks(), length: 20_000)
+                form.append(name: "culprit", chunks: SelfCancellingChunks(), length: 20_000)
             }
         }
     }
@@ -90,7 +90,7 @@ struct DiskFailureTests {
         defer { directory.remove() }
         let output = try directory.file("out.form", Data("previous".utf8))
         var form = MultipartForm(boundary: try MultipartBoundary("fixed-boundary"))
-        try form.append(name: "first", data: Data(repeating: 7, count: 100_000))
+        form.append(name: "first", data: Data(repeating: 7, count: 100_000))
         try failure.appendFailingPart(to: &form, in: directory)
         let inputs = try directory.contents()
         let task = Task { () async throws(MultipartError) -> EncodedForm in

@@ -15,7 +15,7 @@ struct GuideExampleTests {
         var form = MultipartForm()
         form.append(name: "title", value: "Heron at dawn")
         try form.append(name: "photo", fileAt: photo)
-        try form.append(name: "notes", data: Data("shot at 6am".utf8), filename: "notes.txt")
+        form.append(name: "notes", data: Data("shot at 6am".utf8), filename: "notes.txt")
         let encoded = form.streamingBody()
 
         #expect(encoded.contentType.description.hasPrefix("multipart/form-data; boundary=Heron-"))

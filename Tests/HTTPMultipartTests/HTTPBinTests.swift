@@ -39,7 +39,7 @@ struct HTTPBinTests {
         form.append(name: "title", value: "Héron au bord de l'eau")
         form.append(name: "multi\nline", value: "first\r\nsecond")
         form.append(name: "say \"hi\"", value: "quoted")
-        try form.append(name: "notes", data: Data("plain notes".utf8), filename: "notes.txt")
+        form.append(name: "notes", data: Data("plain notes".utf8), filename: "notes.txt")
         try form.append(name: "config", fileAt: try directory.file("config.json", Data(#"{"a":1}"#.utf8)))
         return form
     }
@@ -84,7 +84,7 @@ struct HTTPBinTests {
         defer { directory.remove() }
         var form = try Self.sampleForm(in: directory)
         let binary = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0) })
-        try form.append(name: "blob", stream: InputStream(data: binary), length: Int64(binary.count), filename: "b.bin")
+        form.append(name: "blob", stream: InputStream(data: binary), length: Int64(binary.count), filename: "b.bin")
         let encoded = form.streamingBody(chunkSize: 1000)
         let body = try await encoded.body.collect(upTo: 1 << 20)
         let echo = try await Self.post(encoded) { session, request in try await session.upload(for: request, from: body)

@@ -7,7 +7,7 @@ import Testing
 struct NameEscapingTests {
     static func disposition(name: String, filename: String? = nil) throws -> String {
         var form = MultipartForm()
-        try form.append(name: name, data: Data(), filename: filename)
+        form.append(name: name, data: Data(), filename: filename)
         return try #require(form.parts.first?.headerFields[.contentDisposition])
     }
 
@@ -25,7 +25,7 @@ struct NameEscapingTests {
     @Test("non-ASCII names and filenames are sent as raw UTF-8 (RFC 7578 §4.2)")
     func utf8() async throws {
         var form = MultipartForm(boundary: try MultipartBoundary("b"))
-        try form.append(name: "名前", data: Data(), filename: "café 🦩.png")
+        form.append(name: "名前", data: Data(), filename: "café 🦩.png")
         let bytes = try #require(try await form.encodedInMemory().data)
         let expected = Data("Content-Disposition: form-data; name=\"名前\"; filename=\"café 🦩.png\"\r\n".utf8)
         #expect(bytes.range(of: expected) != nil)
@@ -48,12 +48,36 @@ struct NameEscapingTests {
         var form = MultipartForm()
         form.append(name: name, value: "v")
         #expect(form.pendingError?.code == .invalidName && form.pendingError?.value == name)
-        #expect {
-            try form.append(name: "ok", data: Data(), filename: name)
+        #expect(form.parts.isEmpty)
+    }
+
+    @Test(
+        "data and stream parts need no try: a bad name or negative length is kept as pendingError, the first wins",
+        arguments: ["nul\u{0}", "bell\u{7}", "del\u{7F}"])
+    func keptErrors(name: String) async throws {
+        var form = MultipartForm()
+        form.append(name: "ok", data: Data("kept".utf8))
+        form.append(name: "ok", data: Data(), filename: name)
+        #expect(form.pendingError?.code == .invalidName && form.pendingError?.value == name)
+        form.append(name: "later\u{0}", value: "v")
+        form.append(name: "s", stream: InputStream(data: Data("abc".utf8)), length: -1)
+        form.append(name: "c", chunks: AsyncStream<Data> { $0.finish() }, length: -1)
+        form.append(name: name, stream: InputStream(data: Data("abc".utf8)), length: 3)
+        #expect(form.pendingError?.value == name)
+        #expect(form.parts.count == 1)
+        await #expect {
+            _ = try await form.encodedInMemory()
         } throws: { error in
             (error as? MultipartError)?.code == .invalidName && (error as? MultipartError)?.value == name
         }
-        #expect(form.parts.isEmpty)
+
+        var lengths = MultipartForm()
+        lengths.append(name: "s", stream: InputStream(data: Data("abc".utf8)), length: -1)
+        #expect(lengths.pendingError?.code == .invalidLength)
+        var chunks = MultipartForm()
+        chunks.append(name: "c", chunks: AsyncStream<Data> { $0.finish() }, length: -5)
+        #expect(chunks.pendingError?.code == .invalidLength)
+        #expect(lengths.parts.isEmpty && chunks.parts.isEmpty)
     }
 
     @Test("a custom part without Content-Disposition is refused (RFC 7578 §4.2)")

@@ -72,7 +72,7 @@ struct PeerParserTests {
         let boundary = try MultipartBoundary("backslash-names")
         var form = MultipartForm(boundary: boundary)
         form.append(name: name, value: "field value")
-        try form.append(name: "file", data: Data("file body".utf8), filename: name + ".txt")
+        form.append(name: "file", data: Data("file body".utf8), filename: name + ".txt")
         let body = try #require(try await form.encodedInMemory().data)
         let result = try await MultipartPeer.parse(body, boundary: boundary)
         let expected = FormSpec.whatwgEscaped(name)

@@ -51,7 +51,7 @@ enum UploadForm {
     static func framing() async throws -> (prefix: Data, suffix: Data) {
         let marker = Data("<heron-upload-probe-marker \(UUID().uuidString)>".utf8)
         let encoded = try await form { form throws(MultipartError) in
-            try form.append(name: partName, data: marker, filename: filename, contentType: .octetStream)
+            form.append(name: partName, data: marker, filename: filename, contentType: .octetStream)
         }.encodedInMemory()
         guard let bytes = encoded.data, let place = bytes.range(of: marker),
             bytes[place.upperBound...].range(of: marker) == nil

@@ -62,7 +62,7 @@ if which == "all" || which == "a" {
     func heronInMemory() async throws -> Data {
         var form = MultipartForm()  // the default random boundary
         for (index, text) in texts.enumerated() { form.append(name: "field\(index)", value: text) }
-        for (index, blob) in blobs.enumerated() { try form.append(name: "file\(index)", data: blob) }
+        for (index, blob) in blobs.enumerated() { form.append(name: "file\(index)", data: blob) }
         guard let data = try await form.encodedInMemory().data else { fatalError("no data") }
         return data
     }

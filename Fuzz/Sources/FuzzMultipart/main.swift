@@ -5,7 +5,8 @@ import HTTPMultipart
 
 /// The multipart builder with hostile names and filenames: up to four parts whose names,
 /// filenames and contents come from the input. Each part is either refused with
-/// `invalidName` (a control character a header cannot hold) or appended; the encoded body
+/// `invalidName` (a control character a header cannot hold, kept as the form's
+/// `pendingError`) or appended; the encoded body
 /// parses back, by a strict parser of its own here, to exactly the parts appended: the same
 /// count, each with one `Content-Disposition` whose quoted `name` and `filename` are the
 /// escaped values (no name can add a parameter, a header or a part, whether a parser reads
@@ -21,13 +22,18 @@ public func fuzzMultipart(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         let name = String(decoding: fields[0], as: UTF8.self)
         let filename = fields.count > 2 ? String(decoding: fields[1], as: UTF8.self) : nil
         let content = Data(fields.count > 1 ? fields[fields.count - 1] : Data())
-        do {
-            try form.append(name: name, data: content, filename: filename, contentType: .octetStream)
-            expected.append((escape(name), filename.map(escape), content))
-        } catch {
+        // A refused part is kept as the form's pendingError: tried alone first, so that the form
+        // encoded below holds only the parts appended.
+        var trial = MultipartForm()
+        trial.append(name: name, data: content, filename: filename, contentType: .octetStream)
+        if let error = trial.pendingError {
             guard error.code == .invalidName, hasControlCharacter(name) || filename.map(hasControlCharacter) == true
             else { fatalError("\(name.debugDescription) / \(filename.debugDescription) refused: \(error)") }
+            continue
         }
+        form.append(name: name, data: content, filename: filename, contentType: .octetStream)
+        guard form.pendingError == nil, trial.parts.count == 1 else { fatalError("an appended part was refused") }
+        expected.append((escape(name), filename.map(escape), content))
     }
     let encoded: Data
     let built = form

@@ -7,8 +7,14 @@ import HTTPCore
 /// interceptor wins). A provider is called for every attempt, so its value can change
 /// (a timestamp, a request id, a token read from a store); returning `nil` adds nothing.
 ///
+/// Names and values may be given as text, as a dictionary of them is written elsewhere
+/// (`URLRequest.allHTTPHeaderFields`, Alamofire's `HTTPHeaders`): no `try` is needed, and a
+/// name or value that is not valid (a space in a name, a line break in a value) makes every
+/// call through the client fail with ``ClientError/Code/invalidRequest`` naming it, as a
+/// request built with `.headers([...])` does.
+///
 /// ```swift
-/// let headers = DefaultHeaderFields(try HTTPFields(["Accept": "application/json"]))
+/// let headers = DefaultHeaderFields(["Accept": "application/json", "X-Api-Version": "2"])
 ///     .adding(try HTTPFieldName("X-Trace-ID"), mode: .always) { _ in UUID().uuidString }
 /// let client = Client(baseURL: baseURL, interceptors: [headers])
 /// ```
@@ -27,6 +33,8 @@ public struct DefaultHeaderFields: Interceptor {
     private enum Entry: Sendable {
         case fields(HTTPFields, Mode)
         case provider(HTTPFieldName, Mode, ValueProvider)
+        /// Fields given as text that were not valid: each call fails with this error.
+        case invalid(HTTPCoreError)
     }
 
     private var entries: [Entry]
@@ -37,6 +45,20 @@ public struct DefaultHeaderFields: Interceptor {
     ///   - mode: Whether they replace the request's own fields of the same names.
     public init(_ fields: HTTPFields, mode: Mode = .ifAbsent) {
         entries = [.fields(fields, mode)]
+    }
+
+    /// Adds fixed fields named by text, such as `["Accept": "application/json"]`.
+    ///
+    /// The fields are added in the order of their names as written (sorted), so the result
+    /// does not depend on the dictionary's order. A name or value that is not valid adds none
+    /// of them: every call through the client then fails with
+    /// ``ClientError/Code/invalidRequest``, whose underlying `HTTPCoreError` names the first
+    /// invalid name or value in that order.
+    /// - Parameters:
+    ///   - fields: Names and values.
+    ///   - mode: Whether they replace the request's own fields of the same names.
+    public init(_ fields: [String: String], mode: Mode = .ifAbsent) {
+        entries = [Self.entry(fields, mode: mode)]
     }
 
     /// Adds one field whose value is computed per request.
@@ -57,6 +79,38 @@ public struct DefaultHeaderFields: Interceptor {
         var copy = self
         copy.entries.append(.fields(fields, mode))
         return copy
+    }
+
+    /// A copy that also adds fixed fields named by text, after this one's (see
+    /// ``init(_:mode:)-([String:String],_)`` for names or values that are not valid).
+    /// - Parameters:
+    ///   - fields: Names and values.
+    ///   - mode: Whether they replace the request's own fields.
+    /// - Returns: The combined interceptor.
+    public func adding(_ fields: [String: String], mode: Mode = .ifAbsent) -> DefaultHeaderFields {
+        var copy = self
+        copy.entries.append(Self.entry(fields, mode: mode))
+        return copy
+    }
+
+    /// The entry of fields named by text: the fields, or the first error in the names' order.
+    private static func entry(_ fields: [String: String], mode: Mode) -> Entry {
+        var made = HTTPFields()
+        do throws(HTTPCoreError) {
+            for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
+                made.append(try HTTPField(name: name, value: value))
+            }
+        } catch {
+            return .invalid(error)
+        }
+        return .fields(made, mode)
+    }
+
+    /// The error of a call through an interceptor given fields that were not valid.
+    private static func failure(_ error: HTTPCoreError, request: HTTPRequest) -> ClientError {
+        ClientError(
+            .invalidRequest, "DefaultHeaderFields was given an invalid header field: \(error)", request: request,
+            underlying: error)
     }
 
     /// A copy that also adds a computed field, after this one's.
@@ -80,12 +134,15 @@ public struct DefaultHeaderFields: Interceptor {
     ///   - request: The request to change.
     ///   - context: The attempt's context.
     /// - Throws: What a provider throws; ``ClientError/Code/invalidRequest`` for a computed
-    ///   value that is not a valid field value (CR, LF, NUL), naming the field.
+    ///   value that is not a valid field value (CR, LF, NUL), naming the field, and for fields
+    ///   given as text that were not valid.
     public func prepare(_ request: inout HTTPRequest, context: inout InterceptorContext) async throws {
         for entry in entries {
             switch entry {
             case .fields(let fields, let mode):
                 Self.add(fields, mode: mode, to: &request)
+            case .invalid(let error):
+                throw Self.failure(error, request: request)
             case .provider(let name, let mode, let provider):
                 if mode == .ifAbsent, request.headerFields.contains(name) { continue }
                 guard let value = try await provider(request) else { continue }
@@ -104,13 +161,19 @@ public struct DefaultHeaderFields: Interceptor {
 extension DefaultHeaderFields: InlineSteps {
     /// Fixed fields never wait; a provider may.
     var stepsRunInline: Bool {
-        entries.allSatisfy { if case .fields = $0 { true } else { false } }
+        entries.allSatisfy { if case .provider = $0 { false } else { true } }
     }
 
     /// ``prepare(_:context:)`` for fixed fields, without `await` (called only when
     /// ``stepsRunInline``).
     func prepareNow(_ request: inout HTTPRequest, context: inout InterceptorContext) throws {
-        for case .fields(let fields, let mode) in entries { Self.add(fields, mode: mode, to: &request) }
+        for entry in entries {
+            switch entry {
+            case .fields(let fields, let mode): Self.add(fields, mode: mode, to: &request)
+            case .invalid(let error): throw Self.failure(error, request: request)
+            case .provider: continue
+            }
+        }
     }
 
     /// Adds `fields` to `request` as `mode` says.

@@ -14,8 +14,11 @@ import HTTPCore
 /// that it logs the request as sent (with the other interceptors' fields) and sees every
 /// response first.
 ///
+/// Without a sink, messages go to standard output (each written whole, so lines of
+/// concurrent calls do not interleave); pass one to send them to your logger.
+///
 /// ```swift
-/// let logging = Logging(.headers) { line in print(line) }
+/// let logging = Logging(.headers)  // or Logging(.headers) { line in logger.debug("\(line)") }
 /// let client = Client(baseURL: baseURL, interceptors: [BearerAuth(token: "t"), logging])
 /// _ = try await client.send(HTTPRequest(url: URL(string: "get")!))
 /// // -> GET http://…/get (attempt 1)
@@ -49,10 +52,11 @@ public struct Logging: SynchronousInterceptor {
     ///   - level: How much to write; ``Level/line`` by default.
     ///   - redacting: More field names to redact, besides ``redactedFields``.
     ///   - secretQueryNames: More query parameter names whose values are hidden.
-    ///   - sink: Receives one message per request or response (lines joined by `\n`).
+    ///   - sink: Receives one message per request or response (lines joined by `\n`);
+    ///     by default each is printed to standard output.
     public init(
         _ level: Level = .line, redacting: Set<HTTPFieldName> = [], secretQueryNames: Set<String> = [],
-        sink: @escaping @Sendable (String) -> Void
+        sink: @escaping @Sendable (String) -> Void = { print($0) }
     ) {
         self.level = level
         self.redacted = Self.redactedFields.union(redacting)

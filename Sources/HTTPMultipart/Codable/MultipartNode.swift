@@ -96,13 +96,14 @@ final class MultipartNode {
             case .text(let text):
                 try form.appendText(name: partName, value: text)
             case .data(let data):
-                try form.append(name: partName, data: data)
+                try form.appendData(name: partName, data: data)
             case .file(let file):
                 switch file.source {
                 case .file(let url):
                     try form.append(name: partName, fileAt: url, filename: file.filename, contentType: file.contentType)
                 case .data(let data):
-                    try form.append(name: partName, data: data, filename: file.filename, contentType: file.contentType)
+                    try form.appendData(
+                        name: partName, data: data, filename: file.filename, contentType: file.contentType)
                 }
             }
         }

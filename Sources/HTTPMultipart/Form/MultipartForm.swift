@@ -35,8 +35,8 @@ public struct MultipartForm: Sendable {
     public var boundary: MultipartBoundary
     /// The parts, in the order they are encoded.
     public private(set) var parts: [MultipartPart]
-    /// The first error of an append that does not throw (``append(name:value:)`` with a name
-    /// that cannot be sent), or `nil`.
+    /// The first error of an append that does not throw (a text, data or stream part whose
+    /// name cannot be sent, a stream of negative length), or `nil`.
     ///
     /// The part was not appended. ``encodedInMemory()``, ``encode(toFileAt:chunkSize:)`` and
     /// ``encoded(memoryThreshold:temporaryDirectory:)`` throw this error, the body of
@@ -89,17 +89,18 @@ public struct MultipartForm: Sendable {
     ///     ``MultipartError/Code/invalidName``, unless an earlier error is.
     ///   - value: The text.
     public mutating func append(name: String, value: String) {
-        do {
-            try appendText(name: name, value: value)
-        } catch {
-            if pendingError == nil { pendingError = error }
-        }
+        appendPart { () throws(MultipartError) in try Self.textPart(name: name, value: value) }
     }
 
     /// Appends a text field, or throws what ``append(name:value:)`` keeps.
     mutating func appendText(name: String, value: String) throws(MultipartError) {
+        parts.append(try Self.textPart(name: name, value: value))
+    }
+
+    /// The part of a text field.
+    private static func textPart(name: String, value: String) throws(MultipartError) -> MultipartPart {
         let fields = try FormDataDisposition.fields(name: name, filename: nil, contentType: nil)
-        parts.append(try MultipartPart(headerFields: fields, data: Data(value.utf8)))
+        return try MultipartPart(headerFields: fields, data: Data(value.utf8))
     }
 
     /// Appends a part holding `data`.
@@ -109,14 +110,33 @@ public struct MultipartForm: Sendable {
     ///   - filename: The filename to send, if the part is a file upload.
     ///   - contentType: The content type; by default inferred from `filename`'s extension,
     ///     `application/octet-stream` when there is none or it is unknown.
-    /// - Throws: ``MultipartError/Code/invalidName`` when the name or filename holds a
-    ///   control character other than CR and LF.
+    ///
+    /// This needs no `try`: a name or filename that cannot be sent (a control character other
+    /// than CR and LF) is not appended, and the form keeps the error as ``pendingError``
+    /// (code ``MultipartError/Code/invalidName``), which encoding the form throws.
     public mutating func append(
         name: String, data: Data, filename: String? = nil, contentType: MediaType? = nil
+    ) {
+        appendPart { () throws(MultipartError) in
+            try Self.dataPart(name: name, data: data, filename: filename, contentType: contentType)
+        }
+    }
+
+    /// Appends a part holding `data`, or throws what ``append(name:data:filename:contentType:)``
+    /// keeps (for the Codable encoder, which reports the coding path).
+    mutating func appendData(
+        name: String, data: Data, filename: String? = nil, contentType: MediaType? = nil
     ) throws(MultipartError) {
+        parts.append(try Self.dataPart(name: name, data: data, filename: filename, contentType: contentType))
+    }
+
+    /// The part holding `data`.
+    private static func dataPart(
+        name: String, data: Data, filename: String?, contentType: MediaType?
+    ) throws(MultipartError) -> MultipartPart {
         let fields = try FormDataDisposition.fields(
             name: name, filename: filename, contentType: Self.contentType(contentType, filename: filename))
-        parts.append(try MultipartPart(headerFields: fields, data: data))
+        return try MultipartPart(headerFields: fields, data: data)
     }
 
     /// Appends the regular file at `url`, read only when the form is encoded.
@@ -153,14 +173,19 @@ public struct MultipartForm: Sendable {
     ///   - length: The exact number of bytes the stream yields.
     ///   - filename: The filename to send, if any.
     ///   - contentType: The content type; inferred from `filename` by default.
-    /// - Throws: ``MultipartError/Code/invalidName``; ``MultipartError/Code/invalidLength``
-    ///   for a negative length.
+    ///
+    /// This needs no `try`: a name or filename that cannot be sent
+    /// (``MultipartError/Code/invalidName``) or a negative length
+    /// (``MultipartError/Code/invalidLength``) appends nothing, and the form keeps the error as
+    /// ``pendingError``, which encoding the form throws.
     public mutating func append(
         name: String, stream: InputStream, length: Int64, filename: String? = nil, contentType: MediaType? = nil
-    ) throws(MultipartError) {
-        let fields = try FormDataDisposition.fields(
-            name: name, filename: filename, contentType: Self.contentType(contentType, filename: filename))
-        parts.append(try MultipartPart(headerFields: fields, stream: stream, length: length))
+    ) {
+        appendPart { () throws(MultipartError) in
+            let fields = try FormDataDisposition.fields(
+                name: name, filename: filename, contentType: Self.contentType(contentType, filename: filename))
+            return try MultipartPart(headerFields: fields, stream: stream, length: length)
+        }
     }
 
     /// Appends a part read once from an asynchronous sequence of chunks totalling `length` bytes.
@@ -171,14 +196,29 @@ public struct MultipartForm: Sendable {
     ///     makes encoding throw ``MultipartError/Code/lengthMismatch``.
     ///   - filename: The filename to send, if any.
     ///   - contentType: The content type; inferred from `filename` by default.
-    /// - Throws: ``MultipartError/Code/invalidName``; ``MultipartError/Code/invalidLength``
-    ///   for a negative length.
+    ///
+    /// This needs no `try`: a name or filename that cannot be sent
+    /// (``MultipartError/Code/invalidName``) or a negative length
+    /// (``MultipartError/Code/invalidLength``) appends nothing, and the form keeps the error as
+    /// ``pendingError``, which encoding the form throws.
     public mutating func append<Chunks: AsyncSequence & Sendable>(
         name: String, chunks: Chunks, length: Int64, filename: String? = nil, contentType: MediaType? = nil
-    ) throws(MultipartError) where Chunks.Element == Data {
-        let fields = try FormDataDisposition.fields(
-            name: name, filename: filename, contentType: Self.contentType(contentType, filename: filename))
-        parts.append(try MultipartPart(headerFields: fields, chunks: chunks, length: length))
+    ) where Chunks.Element == Data {
+        appendPart { () throws(MultipartError) in
+            let fields = try FormDataDisposition.fields(
+                name: name, filename: filename, contentType: Self.contentType(contentType, filename: filename))
+            return try MultipartPart(headerFields: fields, chunks: chunks, length: length)
+        }
+    }
+
+    /// Appends the part `make` returns, or keeps its error as ``pendingError`` unless an
+    /// earlier one is kept.
+    private mutating func appendPart(_ make: () throws(MultipartError) -> MultipartPart) {
+        do {
+            parts.append(try make())
+        } catch {
+            if pendingError == nil { pendingError = error }
+        }
     }
 
     private static func contentType(_ given: MediaType?, filename: String?) -> MediaType {

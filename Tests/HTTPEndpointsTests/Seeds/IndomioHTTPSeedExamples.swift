@@ -126,8 +126,8 @@ let indomio13 = HTTPRequest.post("login").form(["username": user, "password": pw
 let indomio14 = HTTPRequest.post("upload").multipart { form in
     try form.append(name: myFileName, fileAt: fileURL)
     form.append(name: "report_type", value: "bug")
-    try form.append(name: "binary_data", data: someData)
-    try form.append(name: "blob", stream: stream, length: size)
+    form.append(name: "binary_data", data: someData)
+    form.append(name: "blob", stream: stream, length: size)
 }
 // end seed
 

@@ -12,7 +12,7 @@ func osiris1(avatarData: Data) throws -> MultipartForm {
     var form = MultipartForm()
     form.append(name: "email", value: "somebody@example.com")
     form.append(name: "password", value: "secret")
-    try form.append(name: "avatar.jpg", data: avatarData, contentType: .jpeg)
+    form.append(name: "avatar.jpg", data: avatarData, contentType: .jpeg)
     return form
 }
 // end seed
@@ -55,7 +55,7 @@ func osiris5(jpeg: Data) -> HTTPRequest {
         .multipart { form in
             form.append(name: "email", value: "someone@example.com")
             form.append(name: "password", value: "secret")
-            try form.append(name: "avatar", data: jpeg, filename: "avatar.jpg")
+            form.append(name: "avatar", data: jpeg, filename: "avatar.jpg")
         }
 }
 // end seed

@@ -74,7 +74,7 @@ struct OspreySeedExamples {
     func addPicture(_ data: Data, to product: Product) async throws -> Picture {
         try await client.send(
             .patch("products/\(product.id)/").multipart {
-                try $0.append(name: "picture", data: data, filename: UUID().uuidString, contentType: .png)
+                $0.append(name: "picture", data: data, filename: UUID().uuidString, contentType: .png)
             }, decoding: Picture.self)
     }
     // end seed

@@ -40,18 +40,18 @@ struct FormSpec: CustomStringConvertible {
             case .text:
                 form.append(name: part.name, value: String(decoding: part.bytes, as: UTF8.self))
             case .data:
-                try form.append(
+                form.append(
                     name: part.name, data: part.bytes, filename: part.filename, contentType: part.contentType)
             case .file:
                 let url = directory.url.appendingPathComponent("part-\(index).bin")
                 if !FileManager.default.fileExists(atPath: url.path) { try part.bytes.write(to: url) }
                 try form.append(name: part.name, fileAt: url, filename: part.filename, contentType: part.contentType)
             case .inputStream:
-                try form.append(
+                form.append(
                     name: part.name, stream: InputStream(data: part.bytes), length: Int64(part.bytes.count),
                     filename: part.filename, contentType: part.contentType)
             case .chunks:
-                try form.append(
+                form.append(
                     name: part.name, chunks: Self.chunked(part.bytes), length: Int64(part.bytes.count),
                     filename: part.filename, contentType: part.contentType)
             }

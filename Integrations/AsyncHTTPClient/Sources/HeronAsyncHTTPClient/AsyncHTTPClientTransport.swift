@@ -270,6 +270,17 @@ public final class AsyncHTTPClientTransport: ClientTransport {
         if first { try await client.shutdown() }
     }
 
+    /// Whether responses' trailer sections reach the caller (`HTTPBody.trailerFields`): `true`
+    /// in a build with this package's `ResponseTrailers` trait on, `false` without it, when a
+    /// trailer section AsyncHTTPClient receives is dropped (the body itself is unchanged).
+    public static var deliversTrailers: Bool {
+        #if ResponseTrailers
+        true
+        #else
+        false
+        #endif
+    }
+
     /// Every limit: the transport fails a request with ``ClientError/Code/timedOut`` at
     /// ``TransportOptions/deadline`` and ``TransportOptions/bodyDeadline`` and after
     /// ``TransportOptions/idleTimeout`` without a byte (time spent waiting for the body's
