@@ -81,8 +81,8 @@ public struct DefaultHeaderFields: Interceptor {
         return copy
     }
 
-    /// A copy that also adds fixed fields named by text, after this one's (see
-    /// ``init(_:mode:)-([String:String],_)`` for names or values that are not valid).
+    /// A copy that also adds fixed fields named by text, after this one's: a name or value that
+    /// is not valid adds none of them and fails every call, as with the initializer taking text.
     /// - Parameters:
     ///   - fields: Names and values.
     ///   - mode: Whether they replace the request's own fields.
