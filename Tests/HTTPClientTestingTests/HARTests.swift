@@ -201,7 +201,7 @@ struct HARTests {
             #expect(!text.contains(secret), "\(secret) is in the HAR file")
         }
         let entry = try #require(recorder.entries.first)
-        let token = URLRedaction.fingerprint(of: "urlsecret")
+        let token = recorder.fingerprintKey.keyed(URLRedaction.fingerprint(of: "urlsecret"))
         #expect(token.hasPrefix("***~") && token.count == 8)
         #expect(entry.request.url == "https://user:***@api.example.com/v1/items?access_token=\(token)&page=2")
         #expect(entry.request.queryString.map(\.value) == [token, "2"])
@@ -387,14 +387,15 @@ struct HARSecondRoundTests {
         let entry = try #require(recorder.entries.first)
         let sent = try #require(entry.request.postData?.text)
         #expect(sent.contains(#""user":"alice""#))
-        #expect(sent.contains(#""password":"\#(URLRedaction.fingerprint(of: "hunter2"))""#))
+        #expect(
+            sent.contains(#""password":"\#(recorder.fingerprintKey.keyed(URLRedaction.fingerprint(of: "hunter2")))""#))
         let kept = try #require(entry.response.content.text)
         #expect(kept.contains(#""token_type":"Bearer""#) && kept.contains(#""expires_in":3600"#))
         // Still JSON: a number's place holds a string.
         #expect((try? JSONSerialization.jsonObject(with: Data(kept.utf8))) != nil)
     }
 
-    @Test("the protocol version the transport reports is recorded, and replayed; unknown is left empty")
+    @Test("the protocol version the transport reports is recorded, and replayed; one not reported is `unknown`")
     func protocolVersion() async throws {
         var head = HTTPResponse(status: .ok)
         head.version = .http2
@@ -408,7 +409,13 @@ struct HARSecondRoundTests {
         #expect(replayed.head.version == .http2)
         let unknown = HARRecorder(wrapping: StubTransport(fallback: .status(.ok)))
         _ = try await Client(transport: unknown).send(.get("https://api.example/x"))
-        #expect(try #require(unknown.entries.first).response.httpVersion == "")
+        let unknownEntry = try #require(unknown.entries.first)
+        // HAR 1.2 requires the field: a value, not an empty string, and no version made up.
+        #expect(unknownEntry.response.httpVersion == "unknown" && unknownEntry.request.httpVersion == "unknown")
+        #expect(HARRecorder.unknownVersion == "unknown")
+        let replayedUnknown = try await Client(transport: try HARReplayTransport(data: try unknown.harData())).send(
+            .get("https://api.example/x"))
+        #expect(replayedUnknown.head.version == nil)
         #expect(HARReplayTransport.version("h2") == .http2)
         #expect(HARReplayTransport.version("http/2.0") == .http2)
         #expect(HARReplayTransport.version("HTTP/1.0") == .http1_0)
@@ -461,7 +468,10 @@ struct HARSecondRoundTests {
         _ = try await client.send(.get("https://api.example/items?token=page-2"))
         let text = String(decoding: try recorder.harData(), as: UTF8.self)
         #expect(!text.contains("page-1") && !text.contains("page-2"))
-        let replaying = Client(transport: try HARReplayTransport(data: try recorder.harData()), retry: .none)
+        // With the recording's key, which the file does not hold.
+        let replaying = Client(
+            transport: try HARReplayTransport(data: try recorder.harData(), fingerprintKey: recorder.fingerprintKey),
+            retry: .none)
         // Asked in the other order than recorded: each still gets its own page.
         let second = try await replaying.send(.get("https://api.example/items?token=page-2"))
         let first = try await replaying.send(.get("https://api.example/items?token=page-1"))
@@ -469,7 +479,7 @@ struct HARSecondRoundTests {
         #expect(String(decoding: first.body, as: UTF8.self) == "first page")
     }
 
-    @Test("with matchingBody, a login body replays by its password's fingerprint; another password still matches")
+    @Test("with matchingBody and the key, a login body replays by its password's fingerprint; another still matches")
     func redactedBodiesMatch() async throws {
         let stub = StubTransport()
         stub.enqueue(.status(.ok, body: Data("alice".utf8)), .status(.forbidden, body: Data("wrong".utf8)))
@@ -480,7 +490,8 @@ struct HARSecondRoundTests {
                 .post("https://api.example/login").body(
                     HTTPBody("user=alice&password=\(password)"), contentType: .formURLEncoded))
         }
-        let replay = try HARReplayTransport(data: try recorder.harData(), matchingBody: true)
+        let replay = try HARReplayTransport(
+            data: try recorder.harData(), matchingBody: true, fingerprintKey: recorder.fingerprintKey)
         let replaying = Client(transport: replay, retry: .none)
         func login(_ password: String) async throws -> String {
             let response = try await replaying.send(

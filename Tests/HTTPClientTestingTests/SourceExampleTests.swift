@@ -84,4 +84,20 @@ struct TestingSourceExampleTests {
 
         #expect(printed == [#"200 OK {"id":7}"#])
     }
+
+    @Test("HARFingerprintKey")
+    func harFingerprintKey() async throws {
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let key = HARFingerprintKey.random()  // key.base64 is kept as a secret, never in the file
+        let recorder = HARRecorder(wrapping: StubTransport(fallback: .status(.ok)), fingerprintKey: key)
+        _ = try await Client(transport: recorder).send(.get("https://api.example/items?token=page-2"))
+        let har = try recorder.harData()
+        let replay = try HARReplayTransport(data: har, fingerprintKey: key)
+        let response = try await Client(transport: replay).send(.get("https://api.example/items?token=page-2"))
+        print(response.status, String(decoding: har, as: UTF8.self).contains("page-2"))  // 200 OK false
+
+        #expect(printed == ["200 OK false"])
+    }
 }

@@ -70,7 +70,8 @@ struct URLSessionTransportErrorTests {
     @Test(arguments: [
         (URLError.Code.cannotFindHost, ClientError.Code.cannotConnect), (.cannotConnectToHost, .cannotConnect),
         (.dnsLookupFailed, .cannotConnect), (.secureConnectionFailed, .cannotConnect),
-        (.serverCertificateUntrusted, .cannotConnect), (.networkConnectionLost, .connectionLost),
+        (.serverCertificateUntrusted, .serverTrustFailed), (.clientCertificateRequired, .authenticationFailed),
+        (.networkConnectionLost, .connectionLost),
         (.timedOut, .timedOut), (.badServerResponse, .invalidResponse), (.cannotDecodeContentData, .invalidResponse),
         (.unsupportedURL, .invalidResponse), (.badURL, .invalidRequest), (.dataLengthExceedsMaximum, .responseTooLarge),
         (.cannotWriteToFile, .fileWriteFailed), (.unknown, .transport), (.resourceUnavailable, .transport),
@@ -222,17 +223,19 @@ struct ClosedKeptAliveConnectionTests {
         return (try JSONSerialization.jsonObject(with: body) as? [String: Any])?["count"] as? Int ?? -1
     }
 
-    @Test("a streamed body that can be read again is sent again whole on a new connection, at once")
+    /// A streamed body of `payload` that can be read again.
+    static func replayable(_ payload: Data) -> HTTPBody {
+        HTTPBody(length: .known(Int64(payload.count)), iterationBehavior: .multiple) { InputStream(data: payload) }
+    }
+
+    @Test("an idempotent request's streamed body that can be read again is sent again whole on a new connection")
     func replayableBodyResent() async throws {
         let client = try Self.client()
         let key = "fresh-\(UUID().uuidString)"
         _ = try await client.send(.get("hash-fresh?key=\(key)"))
         let payload = Data((0..<300_000).map { UInt8($0 % 251) })
-        let body = HTTPBody(length: .known(Int64(payload.count)), iterationBehavior: .multiple) {
-            InputStream(data: payload)
-        }
         let start = ContinuousClock.now
-        let response = try await client.send(.post("hash-fresh?key=\(key)").body(body))
+        let response = try await client.send(.put("hash-fresh?key=\(key)").body(Self.replayable(payload)))
         #expect(ContinuousClock.now - start < .seconds(40))  // far under the 120 s timeout
         let echoed = try JSONSerialization.jsonObject(with: response.body) as? [String: Any]
         #expect(echoed?["bytes"] as? Int == payload.count)
@@ -253,5 +256,39 @@ struct ClosedKeptAliveConnectionTests {
         #expect(ContinuousClock.now - start < .seconds(40))  // far under the 120 s timeout
         #expect(error?.code == .connectionLost)
         #expect(error?.message.contains("may have reached the server") == true)
+        #expect(error?.message.contains("a one-shot stream") == true)
+    }
+
+    /// Sends a `method` request whose body is `body` on a connection the fault server closes
+    /// unanswered once it has read the request, and returns the error.
+    static func refused(_ method: HTTPMethod, _ body: HTTPBody) async throws -> ClientError? {
+        let client = try Self.client()
+        let key = "fresh-\(UUID().uuidString)"
+        _ = try await client.send(.get("hash-fresh?key=\(key)"))
+        let start = ContinuousClock.now
+        let error = await #expect(throws: ClientError.self) {
+            _ = try await client.send(
+                HTTPRequest(method: method, url: URL(string: "hash-fresh?key=\(key)")!, body: body))
+        }
+        #expect(ContinuousClock.now - start < .seconds(40))  // far under the 120 s timeout
+        #expect(try await Self.count("closed-\(key)", client) == 1)  // the close did happen
+        return error
+    }
+
+    @Test("a POST body in memory is not sent again: the error says the server closed the connection, not a stream")
+    func postBodyInMemory() async throws {
+        let error = try await Self.refused(.post, HTTPBody(String(repeating: "x", count: 100_000)))
+        #expect(error?.code == .connectionLost)
+        let message = error?.message ?? ""
+        #expect(message.contains("closed the connection the request was sent on before it answered"), "\(message)")
+        #expect(message.contains("100000 bytes in memory") && message.contains("POST is not idempotent"))
+        #expect(!message.contains("stream"), "\(message)")
+    }
+
+    @Test("a POST body that can be read again is not sent again either (RFC 9110 §9.2.2)")
+    func postReplayableNotResent() async throws {
+        let error = try await Self.refused(.post, Self.replayable(Data(repeating: 7, count: 300_000)))
+        #expect(error?.code == .connectionLost)
+        #expect(error?.message.contains("POST is not idempotent") == true, "\(String(describing: error))")
     }
 }

@@ -11,10 +11,15 @@ port, `GET` anything -> 200 "ok" over TLS with:
   wronghost   the wrong-host leaf
   mutual      the leaf, and a client certificate from the CA required
 
+Each server counts the TCP connections it accepts. A plain-HTTP server on another loopback
+port ("connections_port") answers `GET /connections` with those counts by server name
+({"trusted": n, "expired": n, ...}), so a test can tell how many times a client connected to a
+server whose handshake it refused.
+
 Usage: tls_servers.py --dir DIR --port-file PATH
 PATH receives (atomically, once every server listens) a JSON object: "ports" by name, the
-paths "ca", "client_certificate", "client_key", "leaf", and "spki_sha256" (base64 of the
-SHA-256 of the SubjectPublicKeyInfo) of "ca" and "leaf".
+paths "ca", "client_certificate", "client_key", "leaf", "spki_sha256" (base64 of the
+SHA-256 of the SubjectPublicKeyInfo) of "ca" and "leaf", and "connections_port".
 """
 
 import argparse
@@ -96,9 +101,13 @@ class Server(http.server.ThreadingHTTPServer):
     def __init__(self, context):
         super().__init__(("127.0.0.1", 0), Handler)
         self.context = context
+        self.accepted = 0
+        self.accepted_lock = threading.Lock()
 
     def get_request(self):
         connection, address = self.socket.accept()
+        with self.accepted_lock:
+            self.accepted += 1
         return connection, address
 
     def finish_request(self, request, client_address):
@@ -110,6 +119,35 @@ class Server(http.server.ThreadingHTTPServer):
             request.close()
             return
         super().finish_request(request, client_address)
+
+
+def connections_server(servers):
+    """A plain-HTTP server whose `GET /connections` gives each TLS server's accepted connections."""
+
+    class Counts(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_GET(self):
+            if self.path != "/connections":
+                self.send_error(404)
+                return
+            accepted = {}
+            for name, server in servers.items():
+                with server.accepted_lock:
+                    accepted[name] = server.accepted
+            body = json.dumps(accepted).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *arguments):
+            pass
+
+    made = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Counts)
+    made.daemon_threads = True
+    return made
 
 
 def main():
@@ -135,7 +173,8 @@ def main():
         "wronghost": Server(context("wronghost")),
         "mutual": Server(context("leaf", mutual=True)),
     }
-    for server in servers.values():
+    counts = connections_server(servers)
+    for server in [*servers.values(), counts]:
         threading.Thread(target=server.serve_forever, daemon=True).start()
     info = {
         "ports": {name: server.server_address[1] for name, server in servers.items()},
@@ -144,6 +183,7 @@ def main():
         "client_certificate": os.path.join(folder, "client.pem"),
         "client_key": os.path.join(folder, "client.key"),
         "spki_sha256": {"ca": spki_sha256(folder, "ca.pem"), "leaf": spki_sha256(folder, "leaf.pem")},
+        "connections_port": counts.server_address[1],
     }
     with open(options.port_file + ".tmp", "w") as handle:
         json.dump(info, handle)

@@ -24,6 +24,15 @@ public struct HARLog: Codable, Sendable {
     public var entries: [Entry]
     /// A note, if any.
     public var comment: String?
+    /// Whether the secret values' fingerprints are keyed by a key the file does not hold
+    /// (see ``HARFingerprintKey``): written as the custom field `_fingerprints: "keyed"`.
+    /// Replay without the key then matches such values by their redacted form only.
+    var keyedFingerprints = false
+
+    enum CodingKeys: String, CodingKey {
+        case version, creator, entries, comment
+        case keyedFingerprints = "_fingerprints"
+    }
 
     init(version: String = "1.2", creator: Creator, entries: [Entry], comment: String? = nil) {
         self.version = version
@@ -41,6 +50,19 @@ public struct HARLog: Codable, Sendable {
         creator = try values.decode(Creator.self, forKey: .creator)
         entries = try values.decodeIfPresent([Entry].self, forKey: .entries) ?? []
         comment = try values.decodeIfPresent(String.self, forKey: .comment)
+        keyedFingerprints = try values.decodeIfPresent(String.self, forKey: .keyedFingerprints) == "keyed"
+    }
+
+    /// Writes the log; keyed fingerprints are noted as `_fingerprints: "keyed"`.
+    /// - Parameter encoder: The encoder.
+    /// - Throws: `EncodingError` from the encoder.
+    public func encode(to encoder: any Encoder) throws {
+        var values = encoder.container(keyedBy: CodingKeys.self)
+        try values.encode(version, forKey: .version)
+        try values.encode(creator, forKey: .creator)
+        try values.encode(entries, forKey: .entries)
+        try values.encodeIfPresent(comment, forKey: .comment)
+        if keyedFingerprints { try values.encode("keyed", forKey: .keyedFingerprints) }
     }
 
     /// Reads the `log` of a HAR file.

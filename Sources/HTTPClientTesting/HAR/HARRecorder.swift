@@ -22,21 +22,27 @@ import HTTPCore
 ///   fields named in `redacting` become ``redactionMarker`` (the cookie lists keep names only);
 /// - URLs are written as `URLRedaction` shows them, with their password hidden and each
 ///   secret query value (`access_token`, `code`, `password`, …, see
-///   `URLRedaction.secretQueryNames`) written as `***~` and four hex digits of a hash of it;
+///   `URLRedaction.secretQueryNames`) written as a fingerprint: `***~` and four hex digits;
 /// - in JSON bodies (a media type `…/json` or `…+json`) and form bodies, both ways, the values
 ///   of members and pairs with those secret names (`password`, `access_token`,
 ///   `refresh_token`, `id_token`, `client_secret`, …) are written the same way, at any depth.
 ///
-/// The hash's 16 bits let ``HARReplayTransport`` tell apart two requests that differ only in
-/// a secret (`?token=page-1` and `?token=page-2`) while revealing no more of the secret than
-/// that; replay compares URLs and bodies redacted the same way. The file is created readable
-/// by its owner only (`0600`), never briefly readable by others.
+/// A fingerprint is a keyed function of the value, its key the recorder's
+/// ``fingerprintKey`` (random unless given), which is never written to the file: within one
+/// recording equal values have equal fingerprints and different ones differ (but for 1 in
+/// 65,536), so a reader can tell two redacted values apart, while whoever holds the file
+/// cannot check a guess of a password against it, and the same secret looks different in
+/// two recordings. ``HARReplayTransport`` given the key tells apart two requests that differ
+/// only in a secret (`?token=page-1` and `?token=page-2`); see ``HARFingerprintKey``. The
+/// file is created readable by its owner only (`0600`), never briefly readable by others.
 ///
 /// An exchange that fails before its response head arrives is not recorded. Timings hold
 /// `wait` (until the head) and `receive` (until the body ended); `send` is 0, as transports
 /// do not report it. The protocol version is the response's `version` (`HTTP/2`, say), which
-/// the AsyncHTTPClient transport reports; it is empty when the transport does not tell
-/// (URLSession on Linux), rather than a guess.
+/// the AsyncHTTPClient transport reports. When the transport does not tell (URLSession
+/// does not), request and response record ``unknownVersion``, `unknown`: HAR 1.2 requires the
+/// field, browsers' own exports write such a protocol name when they lack one, and no
+/// version is guessed; ``HARReplayTransport`` replays it as a response without a version.
 ///
 /// ```swift
 /// let recorder = HARRecorder(wrapping: URLSessionTransport(), redacting: [try HTTPFieldName("X-Api-Key")])
@@ -49,6 +55,10 @@ import HTTPCore
 public final class HARRecorder: ClientTransport {
     /// What replaces a redacted value: `***`, as in `URLRedaction`.
     public static let redactionMarker = "***"
+
+    /// The `httpVersion` recorded when the transport does not report the protocol version:
+    /// `unknown`.
+    public static let unknownVersion = "unknown"
 
     /// The fields whose values are always redacted: `Authorization`, `Proxy-Authorization`,
     /// `Cookie`, `Set-Cookie`, and the API-key fields `X-Api-Key`, `Api-Key` and `X-Auth-Token`.
@@ -65,6 +75,8 @@ public final class HARRecorder: ClientTransport {
     public let redactedFields: Set<HTTPFieldName>
     /// The most bytes of one body kept; a longer body is not kept.
     public let bodyLimit: Int
+    /// The key of this recording's fingerprints of secret values, never written to the file.
+    public let fingerprintKey: HARFingerprintKey
 
     private let recorded = Locked<[HARLog.Entry]>([])
 
@@ -74,12 +86,16 @@ public final class HARRecorder: ClientTransport {
     ///   - fields: More fields whose values to redact, besides ``credentialFields``.
     ///   - bodyLimit: The most bytes of one request or response body to keep; 1 MiB by
     ///     default. A longer body is not kept.
+    ///   - fingerprintKey: The key of the fingerprints of secret values; a new random one by
+    ///     default. Pass one you keep as a secret to replay with it (see ``HARFingerprintKey``).
     public init(
-        wrapping transport: any ClientTransport, redacting fields: [HTTPFieldName] = [], bodyLimit: Int = 1 << 20
+        wrapping transport: any ClientTransport, redacting fields: [HTTPFieldName] = [], bodyLimit: Int = 1 << 20,
+        fingerprintKey: HARFingerprintKey = .random()
     ) {
         self.transport = transport
         self.redactedFields = Self.credentialFields.union(fields)
         self.bodyLimit = max(0, bodyLimit)
+        self.fingerprintKey = fingerprintKey
     }
 
     /// The limits the wrapped transport enforces itself.
@@ -91,7 +107,9 @@ public final class HARRecorder: ClientTransport {
 
     /// The recorded exchanges as a HAR log, its creator `Heron`.
     public var log: HARLog {
-        HARLog(creator: HARLog.Creator(name: "Heron", version: "1.0"), entries: entries)
+        var log = HARLog(creator: HARLog.Creator(name: "Heron", version: "1.0"), entries: entries)
+        log.keyedFingerprints = true
+        return log
     }
 
     /// The HAR file of the exchanges recorded so far: JSON with sorted keys, pretty printed.
@@ -168,7 +186,7 @@ public final class HARRecorder: ClientTransport {
             if let kept {
                 if let text = String(data: kept, encoding: .utf8) {
                     // A token response's `access_token`, `refresh_token` and `id_token` stay out.
-                    content.text = Self.redactedBody(text, mimeType: mimeType)
+                    content.text = fingerprintKey.keyed(Self.redactedBody(text, mimeType: mimeType))
                 } else {
                     content.text = kept.base64EncodedString()
                     content.encoding = "base64"
@@ -190,17 +208,18 @@ public final class HARRecorder: ClientTransport {
         // HAR 1.2 records the URL without its fragment.
         var components = URLComponents(url: request.url, resolvingAgainstBaseURL: true)
         components?.fragment = nil
-        let url = URLRedaction.displayFingerprinted(components?.url ?? request.url)
+        let url = fingerprintKey.keyed(URLRedaction.displayFingerprinted(components?.url ?? request.url))
         var postData: HARLog.PostData?
         var bodySize = 0
         if let body = request.body {
             let mimeType = request.headerFields[.contentType] ?? ""
             if case .known(let count) = body.length { bodySize = Int(count) } else { bodySize = -1 }
             postData = await Self.postData(of: body, mimeType: mimeType, limit: bodyLimit)
+            if postData?.encoding == nil, let text = postData?.text { postData?.text = fingerprintKey.keyed(text) }
         }
         let query = URLComponents(string: url)?.queryItems ?? []
         return HARLog.Request(
-            method: request.method.rawValue, url: url, httpVersion: "",
+            method: request.method.rawValue, url: url, httpVersion: Self.unknownVersion,
             cookies: cookies(in: request.headerFields[values: .cookie], setting: false),
             headers: redacted(request.headerFields),
             queryString: query.map { HARLog.NameValue(name: $0.name, value: $0.value ?? "") }, postData: postData,
@@ -233,7 +252,7 @@ public final class HARRecorder: ClientTransport {
         let redirect = head.headerFields[.location].map(Self.redactedURL) ?? ""
         return HARLog.Response(
             status: head.status.code, statusText: head.status.reasonPhrase,
-            httpVersion: head.version?.description ?? "",
+            httpVersion: head.version?.description ?? Self.unknownVersion,
             cookies: cookies(in: head.headerFields[values: .setCookie], setting: true),
             headers: redacted(head.headerFields),
             content: HARLog.Content(size: 0, mimeType: head.headerFields[.contentType] ?? ""), redirectURL: redirect,

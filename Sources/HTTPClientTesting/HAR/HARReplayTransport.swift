@@ -9,12 +9,14 @@ import HTTPCore
 /// `matchingBody`, the same body bytes. URLs are compared normalised: scheme and host
 /// lowercased, a default port dropped, an empty path taken as `/`, the fragment dropped, the
 /// query as given, and both sides redacted as ``HARRecorder`` writes them. A secret value is
-/// recorded as a fingerprint (`access_token=***~1f0c`): the entries recorded with the very
-/// values the request sends are preferred, so `?token=page-1` and `?token=page-2` get their
-/// own answers in any order; only when none has them does a request match by its redacted
-/// form alone (`access_token=***`), so a test whose token differs from the recording's (a
-/// rotated one) is still answered. A JSON or form body is compared the same way: as sent, or
-/// redacted as the recorder writes it. With `matchingBody`, an entry whose request body was
+/// recorded as a fingerprint (`access_token=***~1f0c`) keyed by the recorder's
+/// ``HARFingerprintKey``. Given that key, the entries recorded with the very values the
+/// request sends are preferred, so `?token=page-1` and `?token=page-2` get their own answers
+/// in any order; without it, or when none has them, a request matches by its redacted form
+/// alone (`access_token=***`), in recorded order, so a test whose token differs from the
+/// recording's (a rotated one) is still answered. (A file from before fingerprints were keyed
+/// is matched by its fingerprints without a key.) A JSON or form body is compared the same
+/// way: as sent, or redacted as the recorder writes it. With `matchingBody`, an entry whose request body was
 /// not kept (an empty `text` with a `bodySize` other than 0) matches any body.
 ///
 /// Repeated requests are served in the recorded order: each request gets the first matching
@@ -40,6 +42,11 @@ public final class HARReplayTransport: ClientTransport {
     public let log: HARLog
     /// Whether a request's body must equal the recorded one.
     public let matchesBody: Bool
+    /// The key the recording's fingerprints were made with, when given.
+    private let fingerprintKey: HARFingerprintKey?
+    /// Whether requests are matched by their secret values' fingerprints first: with the key,
+    /// or for a file whose fingerprints are not keyed.
+    private let matchesFingerprints: Bool
 
     /// Each entry's method and normalised URL (its secret values fingerprinted, and hidden),
     /// in the log's order.
@@ -55,9 +62,13 @@ public final class HARReplayTransport: ClientTransport {
     /// - Parameters:
     ///   - log: The recorded exchanges.
     ///   - matchingBody: Whether a request's body must equal the recorded one; `false` by default.
-    public init(log: HARLog, matchingBody: Bool = false) {
+    ///   - fingerprintKey: The recorder's ``HARRecorder/fingerprintKey``, to match secret values
+    ///     by their fingerprints; without it they match by their redacted form.
+    public init(log: HARLog, matchingBody: Bool = false, fingerprintKey: HARFingerprintKey? = nil) {
         self.log = log
         self.matchesBody = matchingBody
+        self.fingerprintKey = fingerprintKey
+        self.matchesFingerprints = fingerprintKey != nil || !log.keyedFingerprints
         self.keys = log.entries.map {
             (
                 $0.request.method.uppercased(), Self.normalized($0.request.url),
@@ -70,19 +81,25 @@ public final class HARReplayTransport: ClientTransport {
     /// - Parameters:
     ///   - data: The JSON of a HAR file.
     ///   - matchingBody: Whether a request's body must equal the recorded one; `false` by default.
+    ///   - fingerprintKey: The recorder's ``HARRecorder/fingerprintKey``, to match secret values
+    ///     by their fingerprints; without it they match by their redacted form.
     /// - Throws: `DecodingError` when it is not a HAR file.
-    public convenience init(data: Data, matchingBody: Bool = false) throws {
-        self.init(log: try HARLog(data: data), matchingBody: matchingBody)
+    public convenience init(data: Data, matchingBody: Bool = false, fingerprintKey: HARFingerprintKey? = nil) throws {
+        self.init(log: try HARLog(data: data), matchingBody: matchingBody, fingerprintKey: fingerprintKey)
     }
 
     /// Creates a transport answering from the HAR file at `url`.
     /// - Parameters:
     ///   - url: A `file:` URL of a HAR file.
     ///   - matchingBody: Whether a request's body must equal the recorded one; `false` by default.
+    ///   - fingerprintKey: The recorder's ``HARRecorder/fingerprintKey``, to match secret values
+    ///     by their fingerprints; without it they match by their redacted form.
     /// - Throws: The file system's error when it cannot be read; `DecodingError` when it is not
     ///   a HAR file.
-    public convenience init(contentsOf url: URL, matchingBody: Bool = false) throws {
-        try self.init(data: Data(contentsOf: url), matchingBody: matchingBody)
+    public convenience init(
+        contentsOf url: URL, matchingBody: Bool = false, fingerprintKey: HARFingerprintKey? = nil
+    ) throws {
+        try self.init(data: Data(contentsOf: url), matchingBody: matchingBody, fingerprintKey: fingerprintKey)
     }
 
     /// Answers `request` with the recorded response that matches it.
@@ -97,7 +114,7 @@ public final class HARReplayTransport: ClientTransport {
     public func send(_ request: HTTPRequest, options: TransportOptions) async throws -> TransportResponse {
         try Task.checkCancellation()
         let method = request.method.rawValue.uppercased()
-        let url = Self.normalized(request.url.absoluteString)
+        let url = keyed(Self.normalized(request.url.absoluteString))
         let redactedURL = Self.normalized(request.url.absoluteString, fingerprinting: false)
         var body: Data?
         if matchesBody, let requestBody = request.body {
@@ -111,13 +128,13 @@ public final class HARReplayTransport: ClientTransport {
         }
         // The entries recorded with the same secret values first; else those alike once redacted.
         var candidates = keys.indices.filter { index in
-            keys[index].method == method && keys[index].url == url
-                && (!matchesBody || Self.body(body, matches: log.entries[index].request, fingerprinting: true))
+            matchesFingerprints && keys[index].method == method && keys[index].url == url
+                && (!matchesBody || self.body(body, matches: log.entries[index].request, fingerprinting: true))
         }
         if candidates.isEmpty {
             candidates = keys.indices.filter { index in
                 keys[index].method == method && keys[index].redactedURL == redactedURL
-                    && (!matchesBody || Self.body(body, matches: log.entries[index].request, fingerprinting: false))
+                    && (!matchesBody || self.body(body, matches: log.entries[index].request, fingerprinting: false))
             }
         }
         guard !candidates.isEmpty else {
@@ -186,7 +203,7 @@ public final class HARReplayTransport: ClientTransport {
     /// redacted as the recorder writes a JSON or form body: its secrets fingerprinted, or
     /// (without `fingerprinting`) both sides' secrets hidden alike. A body the recorder did
     /// not keep matches any.
-    private static func body(_ body: Data?, matches recorded: HARLog.Request, fingerprinting: Bool) -> Bool {
+    private func body(_ body: Data?, matches recorded: HARLog.Request, fingerprinting: Bool) -> Bool {
         guard let postData = recorded.postData else { return body?.isEmpty ?? true }
         if postData.text.isEmpty && recorded.bodySize != 0 { return true }
         let sent = body ?? Data()
@@ -194,7 +211,7 @@ public final class HARReplayTransport: ClientTransport {
         guard postData.encoding == nil, postData.text.contains("***"), let text = String(data: sent, encoding: .utf8)
         else { return false }
         let mimeType = postData.mimeType
-        if fingerprinting { return HARRecorder.redactedBody(text, mimeType: mimeType) == postData.text }
+        if fingerprinting { return keyed(HARRecorder.redactedBody(text, mimeType: mimeType)) == postData.text }
         return HARRecorder.redactedBody(text, mimeType: mimeType, fingerprinting: false)
             == HARRecorder.redactedBody(postData.text, mimeType: mimeType, fingerprinting: false)
     }
@@ -253,6 +270,13 @@ public final class HARReplayTransport: ClientTransport {
             swap(&previous, &current)
         }
         return previous[rhs.count]
+    }
+
+    /// `text`, a request's URL or body with its secret values fingerprinted as `URLRedaction`
+    /// writes them, with those fingerprints keyed as the recorder keyed them, when the key is
+    /// given.
+    private func keyed(_ text: String) -> String {
+        fingerprintKey.map { $0.keyed(text) } ?? text
     }
 
     /// `text` as a URL compared for matching: redacted (secret values fingerprinted as the

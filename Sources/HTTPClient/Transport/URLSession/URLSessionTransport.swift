@@ -166,7 +166,10 @@ public final class URLSessionTransport: ClientTransport {
     /// - Throws: `CancellationError` when the task is cancelled; ``ClientError`` otherwise:
     ///   ``ClientError/Code/cannotConnect``, ``ClientError/Code/connectionLost``,
     ///   ``ClientError/Code/timedOut``, ``ClientError/Code/invalidResponse``,
-    ///   ``ClientError/Code/invalidRequest`` or ``ClientError/Code/transport``. The body's
+    ///   ``ClientError/Code/invalidRequest``, ``ClientError/Code/serverTrustFailed`` (the
+    ///   server's certificate did not verify: untrusted, expired, not yet valid, another
+    ///   host's), ``ClientError/Code/authenticationFailed`` (the server refused the client
+    ///   certificate) or ``ClientError/Code/transport``. The body's
     ///   reads throw these too, and ``ClientError/Code/truncatedBody`` and
     ///   ``ClientError/Code/responseTooLarge``.
     public func send(_ request: HTTPRequest, options: TransportOptions) async throws -> TransportResponse {

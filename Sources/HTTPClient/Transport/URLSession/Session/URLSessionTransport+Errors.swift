@@ -10,7 +10,9 @@ extension URLSessionTransport {
     ///
     /// `URLError.cancelled` becomes `CancellationError`; every other failure becomes a
     /// ``ClientError`` with the request, the response head when one arrived, and the
-    /// URLSession error as ``ClientError/underlying``.
+    /// URLSession error as ``ClientError/underlying``. A server certificate that does not
+    /// verify is ``ClientError/Code/serverTrustFailed`` (see ``certificateRejected(_:)``),
+    /// which no default policy retries.
     /// - Parameters:
     ///   - error: What URLSession reported.
     ///   - request: The request that failed.
@@ -31,7 +33,12 @@ extension URLSessionTransport {
             // all (another protocol on the port) this way. The server's fault, not the request's.
             (code, what) = (.invalidResponse, "the server's reply is not HTTP")
         }
-        if urlError.code == .unknown, let size = requestHeadTooLarge(urlError, request) {
+        if let reason = certificateRejected(urlError) {
+            // The chain did not verify: every attempt would see the same certificates, so it
+            // is never retried (a default stack retried `cannotConnect` and `transport`, and
+            // connected three times to a server it could not trust).
+            (code, what) = (.serverTrustFailed, "the server's certificate is not trusted (\(reason))")
+        } else if urlError.code == .unknown, let size = requestHeadTooLarge(urlError, request) {
             // libcurl builds the request head in a buffer of at most 1 MiB and reports a
             // larger one as out of memory, before sending anything.
             (code, what) = (
@@ -75,6 +82,34 @@ extension URLSessionTransport {
         return lowered == "out of memory" ? "a header field past 100 KiB, which libcurl reports as out of memory" : nil
     }
 
+    /// Why the server's certificate was refused, when `error` says so, else `nil`.
+    ///
+    /// Apple platforms report it with its own codes (untrusted, unknown root, bad date, not yet
+    /// valid). On Linux libcurl's `CURLE_PEER_FAILED_VERIFICATION` reaches URLSession as an
+    /// unknown error (-1) with libcurl's text: "SSL certificate problem: …" for a chain
+    /// OpenSSL did not verify (an unknown CA, expired, not yet valid, self-signed), "SSL: no
+    /// alternative certificate subject name matches target host name …" or "SSL: certificate
+    /// subject name … does not match target host name …" for another host's certificate, and
+    /// "server certificate verification failed" from a GnuTLS build.
+    static func certificateRejected(_ error: URLError) -> String? {
+        switch error.code {
+        case .serverCertificateUntrusted: return "untrusted"
+        case .serverCertificateHasUnknownRoot: return "an unknown root"
+        case .serverCertificateHasBadDate: return "expired"
+        case .serverCertificateNotYetValid: return "not yet valid"
+        case .unknown: break
+        default: return nil
+        }
+        let reason = (error as NSError).localizedDescription
+        let lowered = reason.lowercased()
+        let signs = [
+            "ssl certificate problem", "certificate subject name", "ssl peer certificate",
+            "server certificate verification failed", "common name from peer certificate",
+            "does not match pinned public key",
+        ]
+        return signs.contains(where: lowered.contains) ? reason : nil
+    }
+
     /// The size of `request`'s header fields when `error` is libcurl's refusal of a request
     /// head past its 1 MiB buffer (reported as out of memory), else `nil`.
     private static func requestHeadTooLarge(_ error: URLError, _ request: HTTPRequest) -> Int? {
@@ -94,10 +129,12 @@ extension URLSessionTransport {
         case .cannotConnectToHost, .notConnectedToInternet, .internationalRoamingOff, .callIsActive,
             .dataNotAllowed:
             return (.cannotConnect, "no connection to the host could be made")
-        case .secureConnectionFailed, .serverCertificateHasBadDate, .serverCertificateUntrusted,
-            .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid, .clientCertificateRejected,
-            .clientCertificateRequired:
+        case .secureConnectionFailed:
             return (.cannotConnect, "the TLS connection could not be established")
+        case .clientCertificateRejected, .clientCertificateRequired:
+            // As the AsyncHTTPClient transport reports a server's refusal of the client's
+            // certificate: not retried, a second attempt would show the same certificate.
+            return (.authenticationFailed, "the server refused the client certificate")
         case .networkConnectionLost:
             return (.connectionLost, "the connection was lost before the response was complete")
         case .timedOut:

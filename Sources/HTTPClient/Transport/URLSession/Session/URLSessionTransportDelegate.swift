@@ -103,9 +103,10 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     /// session's work queue, so it never runs on the thread of a delegate callback.
     private static let challengeQueue = DispatchQueue(label: "Heron.URLSessionTransport.challenge")
 
-    /// URLSession must send the body again (the connection it started on was closed): a
-    /// body that can be read again is given from its start; a one-shot stream fails the
-    /// transfer at once (see ``URLSessionTransfer/freshBodyStream()``).
+    /// URLSession must send the body again (the server closed the kept-alive connection the
+    /// request went out on before answering): an idempotent request's body that can be read
+    /// again is given from its start; any other fails the transfer at once with
+    /// `connectionLost` (see ``URLSessionTransfer/freshBodyStream()``).
     func urlSession(
         _ session: URLSession, task: URLSessionTask,
         needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void

@@ -128,19 +128,22 @@ final class URLSessionTransfer: Sendable {
     }
 
     /// A new stream of the whole body, when URLSession must send it again: libcurl found the
-    /// kept-alive connection it started on closed by the server and sends the request again on
-    /// a new one, asking for the body from its start. `nil` for a body that can be read only
-    /// once: the transfer then fails at once, saying the request may have reached the server,
-    /// rather than let libcurl send the head without its body, which left both sides waiting
-    /// until the timeout (60 s by default).
+    /// kept-alive connection it sent the request on closed by the server before any answer,
+    /// and sends the request again on a new one, asking for the body from its start.
+    ///
+    /// Given only for an idempotent method's body that can be read again (a file, a
+    /// replayable stream). Otherwise `nil`, and the transfer fails at once with
+    /// ``ClientError/Code/connectionLost`` saying what happened (see
+    /// ``closedBeforeAnswer(_:)``), rather than let libcurl send the head without its body,
+    /// which left both sides waiting until the timeout (60 s by default): the server may have
+    /// acted on the request, so one whose method is not idempotent is not sent again
+    /// (RFC 9110 §9.2.2, RFC 9112 §9.3.1), and the client's retry policy decides, as after any
+    /// lost connection. A body in memory cannot be given again: URLSession on Linux takes a
+    /// new stream only for a body it reads from a stream.
     func freshBodyStream() -> InputStream? {
         let make = shared.withLock { $0.remakeBody }
-        guard let make else {
-            requestBodyFailed(
-                ClientError(
-                    .connectionLost,
-                    "the connection closed while the request was sent, and its body, a one-shot stream, cannot be "
-                        + "sent again: the request may have reached the server", request: request))
+        guard let make, request.method.isIdempotent else {
+            requestBodyFailed(ClientError(.connectionLost, Self.closedBeforeAnswer(request), request: request))
             return nil
         }
         // Made, and the old source closed, outside the lock, as the transfer's end closes it.
@@ -151,6 +154,33 @@ final class URLSessionTransfer: Sendable {
         }
         old?.close()
         return fresh.makeInputStream()
+    }
+
+    /// What a request that libcurl had to send again on a new connection failed of: the
+    /// server closed the connection before it answered, the request may have reached it, and
+    /// why its body, named by kind, is not sent again.
+    static func closedBeforeAnswer(_ request: HTTPRequest) -> String {
+        let closed =
+            "the server closed the connection the request was sent on before it answered, so the request may "
+            + "have reached the server"
+        guard let body = request.body else { return closed }
+        let kind: String
+        switch body.source {
+        case .data(let data): kind = "\(data.count) bytes in memory"
+        case .file: kind = "a file"
+        case .stream: kind = body.isReplayable ? "a stream that can be read again" : "a one-shot stream"
+        }
+        if !request.method.isIdempotent {
+            return closed
+                + "; its body (\(kind)) is not sent again: \(request.method.rawValue) is not idempotent "
+                + "(RFC 9110 §9.2.2)"
+        }
+        if case .data = body.source {
+            return closed
+                + "; its body (\(kind)) cannot be sent again on a new connection by URLSession, which re-sends "
+                + "only a streamed body"
+        }
+        return closed + "; its body (\(kind)) cannot be read again"
     }
 
     /// Stores the task before it runs.
