@@ -56,8 +56,9 @@ public struct ClientError: Error, Sendable, CustomStringConvertible {
         /// decode (`snappy`, say), or is not valid in the coding it names. The response head
         /// is attached. Not retried: the server would send the same.
         public static let contentDecodingFailed = Code("contentDecodingFailed")
-        /// The server's certificate chain failed the ``TrustPolicy``: no pinned public key in
-        /// it. Not retried: the server would show the same chain.
+        /// The server's certificate did not verify: its chain leads to no trusted root, it has
+        /// expired or is not valid yet, it names another host, or it holds none of the
+        /// ``TrustPolicy``'s pinned public keys. Not retried: the server would show the same chain.
         public static let serverTrustFailed = Code("serverTrustFailed")
         /// A transport cannot apply a ``TrustPolicy`` it was given (pins with a transport
         /// that cannot see the chain): thrown when the transport is made, never ignored.
