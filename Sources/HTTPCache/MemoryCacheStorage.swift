@@ -75,13 +75,44 @@ public final class MemoryCacheStorage: CacheStorage {
         state.withLock { $0.byID[entry.id].map { HTTPBody($0.body) } }
     }
 
-    /// A writer that collects the body in memory and stores the entry on commit.
+    /// A writer that collects the body in memory and stores the entry on commit, unless a
+    /// removal covering its key comes first.
     /// - Parameters:
     ///   - entry: The new entry.
     ///   - replacing: The entries it supersedes.
     /// - Returns: The writer.
     public func makeWriter(for entry: CacheEntry, replacing: [String]) -> any CacheBodyWriter {
-        let stamp = state.withLock { $0.removals.now }
+        writer(for: entry, replacing: replacing, stamp: removalMark())
+    }
+
+    /// The removals made so far, as a count.
+    /// - Returns: The mark to give back to ``makeWriter(for:replacing:since:)``.
+    public func removalMark() -> UInt64 {
+        state.withLock { $0.removals.now }
+    }
+
+    /// A writer that collects the body in memory and stores the entry on commit, unless a
+    /// removal covering its key was made after `mark`.
+    /// - Parameters:
+    ///   - entry: The new entry.
+    ///   - replacing: The entries it supersedes.
+    ///   - mark: The ``removalMark()`` taken when the entry's request was sent.
+    /// - Returns: The writer.
+    /// - Throws: `ClientError.Code.cacheStorageFailed` when the entry's key was removed since
+    ///   `mark`.
+    public func makeWriter(
+        for entry: CacheEntry, replacing: [String], since mark: UInt64
+    ) throws
+        -> any CacheBodyWriter
+    {
+        guard state.withLock({ $0.removals.isCurrent(entry.key, since: mark) }) else {
+            throw ClientError(.cacheStorageFailed, "the entry's key was removed after its request was sent")
+        }
+        return writer(for: entry, replacing: replacing, stamp: mark)
+    }
+
+    /// A writer whose commit stores the entry unless its key was removed after `stamp`.
+    private func writer(for entry: CacheEntry, replacing: [String], stamp: UInt64) -> any CacheBodyWriter {
         let reservation = CapacityReservation(
             take: { [self] bytes in reserve(bytes) }, give: { [self] bytes in state.withLock { $0.inFlight -= bytes } })
         return MemoryBodyWriter(limit: capacity, reservation: reservation) { [self] body, reserved in
@@ -105,7 +136,7 @@ public final class MemoryCacheStorage: CacheStorage {
         }
     }
 
-    /// Stores `stored`, unless its key was removed since the writer was made (`stamp`).
+    /// Stores `stored`, unless its key was removed since its request was sent (`stamp`).
     private func insert(_ stored: Stored, replacing: [String], stamp: UInt64, reserved: Int64) {
         state.withLock { state in
             // The body's bytes stop being in flight as the entry (or nothing) takes their place.
