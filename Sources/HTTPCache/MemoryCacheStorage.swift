@@ -118,7 +118,7 @@ public final class MemoryCacheStorage: CacheStorage {
         return MemoryBodyWriter(limit: capacity, reservation: reservation) { [self] body, reserved in
             var entry = entry
             entry.bodyLength = Int64(body.count)
-            insert(Stored(entry: entry, body: body), replacing: replacing, stamp: stamp, reserved: reserved)
+            try insert(Stored(entry: entry, body: body), replacing: replacing, stamp: stamp, reserved: reserved)
         }
     }
 
@@ -137,11 +137,15 @@ public final class MemoryCacheStorage: CacheStorage {
     }
 
     /// Stores `stored`, unless its key was removed since its request was sent (`stamp`).
-    private func insert(_ stored: Stored, replacing: [String], stamp: UInt64, reserved: Int64) {
-        state.withLock { state in
+    /// - Throws: `ClientError.Code.cacheStorageFailed` when it was, as ``DiskCacheStorage``
+    ///   throws: the commit stored nothing.
+    private func insert(_ stored: Stored, replacing: [String], stamp: UInt64, reserved: Int64) throws {
+        try state.withLock { state in
             // The body's bytes stop being in flight as the entry (or nothing) takes their place.
             state.inFlight -= reserved
-            guard state.removals.isCurrent(stored.entry.key, since: stamp) else { return }
+            guard state.removals.isCurrent(stored.entry.key, since: stamp) else {
+                throw ClientError(.cacheStorageFailed, "the entry's key was removed while its body was written")
+            }
             for id in replacing { state.drop(id) }
             let cost = stored.entry.cost
             guard cost <= capacity else { return }
@@ -245,10 +249,11 @@ final class MemoryBodyWriter: CacheBodyWriter {
     private let state = Locked(State())
     private let limit: Int64
     private let reservation: CapacityReservation
-    private let store: @Sendable (Data, Int64) -> Void
+    private let store: @Sendable (Data, Int64) throws -> Void
 
-    /// - Parameter store: Adds the entry, given its body and the bytes reserved for it.
-    init(limit: Int64, reservation: CapacityReservation, store: @escaping @Sendable (Data, Int64) -> Void) {
+    /// - Parameter store: Adds the entry, given its body and the bytes reserved for it; throws
+    ///   when it cannot.
+    init(limit: Int64, reservation: CapacityReservation, store: @escaping @Sendable (Data, Int64) throws -> Void) {
         self.limit = limit
         self.reservation = reservation
         self.store = store
@@ -280,7 +285,7 @@ final class MemoryBodyWriter: CacheBodyWriter {
             defer { state.data = Data() }
             return state.data
         }
-        if let data { store(data, reservation.settle()) }
+        if let data { try store(data, reservation.settle()) }
     }
 
     func discard() {

@@ -115,6 +115,45 @@ struct CacheInvalidationRaceTests {
         #expect(after.cacheOutcome == .miss)
         #expect(after.text == "answer \(held + 2)")
         #expect(origin.requests.map(\.method) == (path == .miss ? [] : [.get]) + [.get, .post, .get])
+        // Stored: the first answer when one came before the held one, and the last; never the held one.
+        #expect(cache.counters.stores == (path == .miss ? 1 : 2))
+    }
+
+    @Test(
+        "a POST answered while a stored body still arrives voids the store, and the cache counts it as not stored",
+        arguments: CacheStorageTests.Kind.allCases)
+    func invalidationWhileBodyArrives(_ kind: CacheStorageTests.Kind) async throws {
+        let (storage, directory) = try CacheStorageTests().makeStorage(kind)
+        defer { if let directory { try? FileManager.default.removeItem(at: directory) } }
+        let clock = ManualClock()
+        let (chunks, feed) = AsyncStream.makeStream(of: Data.self)
+        let origin = ScriptedOrigin { request, number in
+            if request.method == .post { return ScriptedOrigin.response(.noContent, date: clock.now) }
+            if number == 1 {
+                let head = HTTPResponse(status: .ok, headerFields: try HTTPFields(["Cache-Control": "max-age=600"]))
+                return TransportResponse(head: head, body: HTTPBody(stream: chunks, length: .unknown))
+            }
+            return ScriptedOrigin.response(
+                .ok, ["Cache-Control": "max-age=600"], body: "answer \(number)", date: clock.now)
+        }
+        let events = Locked<[CacheEvent.Kind]>([])
+        var configuration = CacheConfiguration()
+        configuration.clock = clock.cacheClock
+        configuration.observer = { event in events.withLock { $0.append(event.kind) } }
+        let cache = CachingTransport(wrapping: origin, storage: storage, configuration: configuration)
+        let client = Client(baseURL: URL(string: "https://api.example.com")!, transport: cache, retry: .none)
+        let streamed = try await client.stream(.get("items"))
+        feed.yield(Data("early ".utf8))
+        _ = try await client.send(.post("items"))
+        feed.yield(Data("answer".utf8))
+        feed.finish()
+        var body = Data()
+        for try await chunk in streamed.body { body.append(chunk) }
+        #expect(String(decoding: body, as: UTF8.self) == "early answer")
+        #expect(events.withLock { $0.contains(.notStored) && !$0.contains(.stored) })
+        #expect(cache.counters.stores == 0)
+        let after = try await client.send(.get("items"))
+        #expect(after.cacheOutcome == .miss && after.text == "answer 3")
     }
 
     @Test("a GET sent after the POST's answer is stored as usual")
