@@ -1,5 +1,6 @@
 import Foundation
 import HTTPCore
+import TestSupport
 import Testing
 
 @testable import HTTPCache
@@ -216,6 +217,52 @@ struct CacheInvalidationRaceTests {
         let writer = try storage.makeWriter(for: entry, replacing: [], since: 7)
         try writer.commit()
         #expect(try storage.entries(for: entry.key).count == 1)
+    }
+}
+
+@Suite("CachingTransport: the GET/POST/GET race of issue 42 against a real origin")
+struct CacheInvalidationOriginTests {
+    /// A transport that opens ``sent`` once it has handed a `GET` to the one it wraps.
+    final class Signalling: ClientTransport {
+        let base: any ClientTransport
+        let sent = Gate()
+
+        init(_ base: any ClientTransport) { self.base = base }
+
+        func send(_ request: HTTPRequest, options: TransportOptions) async throws -> TransportResponse {
+            if request.method == .get { sent.open() }
+            return try await base.send(request, options: options)
+        }
+    }
+
+    @Test(
+        "a GET answered after 1 s with max-age=600, a POST to its URI 300 ms in, then a GET: the last one is a miss",
+        arguments: CacheStorageTests.Kind.allCases)
+    func delayedGetThenPost(_ kind: CacheStorageTests.Kind) async throws {
+        let origin = try TestServers.cacheOrigin()
+        let (storage, directory) = try CacheStorageTests().makeStorage(kind)
+        defer { if let directory { try? FileManager.default.removeItem(at: directory) } }
+        let id = "race-\(UUID().uuidString)"
+        let answers: [[String: Any]] = [
+            ["response_pause": 1, "response_headers": [["Cache-Control", "max-age=600"]], "response_body": "before"],
+            ["response_status": [201, "Created"], "response_body": "posted"],
+            ["response_headers": [["Cache-Control", "max-age=600"]], "response_body": "after"],
+        ]
+        let setup = Client(baseURL: origin, retry: .none)
+        _ = try await setup.send(
+            .put("config/\(id)").body(HTTPBody(try JSONSerialization.data(withJSONObject: answers))))
+        let signalling = Signalling(URLSessionTransport())
+        let client = Client(
+            baseURL: origin, transport: CachingTransport(wrapping: signalling, storage: storage), retry: .none)
+        // Req-Num picks each request's answer, whatever order the origin's threads take them in.
+        let early = Task { try await client.send(.get("test/\(id)").header("Req-Num", "1")) }
+        await signalling.sent.wait()
+        try await Task.sleep(for: .milliseconds(300))
+        _ = try await client.send(.post("test/\(id)").header("Req-Num", "2"))
+        #expect(try await early.value.text == "before")
+        let late = try await client.send(.get("test/\(id)").header("Req-Num", "3"))
+        #expect(late.cacheOutcome == .miss)
+        #expect(late.text == "after")
     }
 }
 
