@@ -100,10 +100,17 @@ struct CoalescingTransportTests {
             ("http://EXAMPLE.com:80/x", "http://example.com/x"),
             ("HTTPS://Example.com:443/x?q=1", "https://example.com/x?q=1"),
             ("http://example.com", "http://example.com/"), ("http://example.com/x#part", "http://example.com/x"),
+            ("HTTP://Example.com/a%20b?x=%2F&y", "http://example.com/a%20b?x=%2F&y"),
+            ("http://example.com:80?q", "http://example.com/?q"), ("https://[::1]:443/x", "https://[::1]/x"),
+            ("http://example.com:080/x", "http://example.com/x"),
         ])
     func equivalenceKey(_ written: String, _ normal: String) throws {
-        #expect(try #require(URL(string: written)).equivalenceKey == normal)
-        #expect(try #require(URL(string: normal)).equivalenceKey == normal)
+        let writtenURL = try #require(URL(string: written))
+        let normalURL = try #require(URL(string: normal))
+        #expect(writtenURL.equivalenceKey == normal)
+        #expect(normalURL.equivalenceKey == normal)
+        // The key read from the bytes of a URL already normal is the one its components give.
+        #expect(normalURL.equivalenceComponents?.string == normal)
     }
 
     @Test(

@@ -22,16 +22,43 @@ extension URL {
 
     /// The text of ``equivalenceComponents``: equal for two URLs that RFC 9110 §4.2.3 holds
     /// equivalent by scheme and host case, default port and empty path. A URL already in that
-    /// form (the usual one) is its own `absoluteString`, found without splitting it.
+    /// form (the usual one) is its own `absoluteString`, recognised from its bytes without
+    /// splitting it into components.
     package var equivalenceKey: String {
         let text = absoluteString
-        if baseURL == nil, fragment == nil, let scheme, let host = host(percentEncoded: true),
-            !Self.hasUppercase(scheme), !Self.hasUppercase(host), !path(percentEncoded: true).isEmpty,
-            port.map({ $0 != Self.defaultPort(of: scheme) }) ?? true
-        {
-            return text
+        return Self.isEquivalenceForm(text) ? text : equivalenceComponents?.string ?? text
+    }
+
+    /// Whether `text`, an absolute URL, is already in the form of ``equivalenceComponents``:
+    /// `scheme://authority/…` with no uppercase letter in the scheme or the authority, a path
+    /// that is not empty, no fragment, and no port the scheme has by default.
+    private static func isEquivalenceForm(_ text: String) -> Bool {
+        let bytes = text.utf8
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return false }
+        let scheme = bytes[..<colon]
+        let afterScheme = bytes[bytes.index(after: colon)...]
+        guard !scheme.contains(where: isUppercase), afterScheme.starts(with: "//".utf8) else { return false }
+        let hierarchy = afterScheme.dropFirst(2)
+        let slash = UInt8(ascii: "/")
+        let question = UInt8(ascii: "?")
+        let hash = UInt8(ascii: "#")
+        guard let end = hierarchy.firstIndex(where: { $0 == slash || $0 == question || $0 == hash }),
+            hierarchy[end] == slash
+        else { return false }
+        let authority = hierarchy[..<end]
+        guard !authority.contains(where: isUppercase), !hierarchy[end...].contains(hash) else { return false }
+        let defaultPort = scheme.elementsEqual("http".utf8) ? 80 : scheme.elementsEqual("https".utf8) ? 443 : nil
+        guard let defaultPort else { return true }
+        // The port: the digits after the last `:` past any IPv6 literal's `]`; `080` is 80 too.
+        guard let portColon = authority.lastIndex(of: UInt8(ascii: ":")),
+            !authority[portColon...].contains(UInt8(ascii: "]"))
+        else { return true }
+        var port = 0
+        for byte in authority[authority.index(after: portColon)...] {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), port <= 65_535 else { return false }
+            port = port * 10 + Int(byte - UInt8(ascii: "0"))
         }
-        return equivalenceComponents?.string ?? text
+        return port != defaultPort
     }
 
     /// 80 for `http`, 443 for `https` (RFC 9110 §4.2.1, §4.2.2); `nil` for other schemes.
@@ -43,7 +70,7 @@ extension URL {
         }
     }
 
-    private static func hasUppercase(_ text: String) -> Bool {
-        text.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }
+    private static func isUppercase(_ byte: UInt8) -> Bool {
+        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z")
     }
 }
