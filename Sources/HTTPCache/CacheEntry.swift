@@ -26,24 +26,21 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
         self.uri = uri
     }
 
-    /// The key of `url` in `partition`: the URL without its fragment, its scheme and host
-    /// lowercased (RFC 3986 §6.2.2.1), an empty path as `/`, secret query values and a
-    /// password digested.
+    /// The key of `url` in `partition`: the URL normalised as RFC 9110 §4.2.3 compares
+    /// `http` and `https` URIs (without its fragment, its scheme and host lowercased, the
+    /// default port dropped, an empty path as `/`), so `http://Example.com:80/a` and
+    /// `http://example.com/a` share their entries and their invalidation; secret query values
+    /// and a password digested.
     /// - Parameters:
     ///   - url: The request URL.
     ///   - partition: The partition.
     public init(url: URL, partition: String) {
         self.partition = partition
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
+        // The rule CoalescingTransport compares targets by, so the two agree on what a write changed.
+        guard var components = url.equivalenceComponents else {
             self.uri = url.absoluteString
             return
         }
-        components.fragment = nil
-        components.scheme = components.scheme?.lowercased()
-        if let host = components.percentEncodedHost { components.percentEncodedHost = host.lowercased() }
-        if components.percentEncodedPath.isEmpty { components.percentEncodedPath = "/" }
-        if components.port == 80 && components.scheme == "http" { components.port = nil }
-        if components.port == 443 && components.scheme == "https" { components.port = nil }
         if let password = components.percentEncodedPassword {
             components.percentEncodedPassword = URLRedaction.digest(of: password)
         }

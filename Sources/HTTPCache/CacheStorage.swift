@@ -33,13 +33,35 @@ public protocol CacheStorage: Sendable {
     /// - Throws: An error of the storage; the caller treats it as a miss.
     func body(of entry: CacheEntry) throws -> HTTPBody?
 
-    /// Begins storing `entry`, whose body follows through the writer.
+    /// Begins storing `entry`, whose body follows through the writer; a removal covering its
+    /// key after this call voids the store.
     /// - Parameters:
     ///   - entry: The new entry (its ``CacheEntry/bodyLength`` is set by the writer).
     ///   - replacing: The IDs of entries the new one supersedes, dropped on commit.
     /// - Returns: The writer of the body.
     /// - Throws: An error of the storage; the response is then not stored.
     func makeWriter(for entry: CacheEntry, replacing: [String]) throws -> any CacheBodyWriter
+
+    /// A mark of the removals made so far, taken when a request goes to the origin and handed
+    /// back to ``makeWriter(for:replacing:since:)`` when its response is stored.
+    ///
+    /// A response arrives some time after its request was sent; an unsafe request answered in
+    /// between invalidates the URI (RFC 9111 §4.4), and the response on its way may predate
+    /// the change. The mark lets the storage tell: a removal covering the entry's key made
+    /// after it voids the store.
+    /// - Returns: A value of the storage's own, only ever given back to this storage.
+    func removalMark() -> UInt64
+
+    /// Begins storing `entry`, requested when the storage's ``removalMark()`` was `mark`: as
+    /// ``makeWriter(for:replacing:)``, but a removal covering the entry's key made after the
+    /// mark, even before this call, voids the store.
+    /// - Parameters:
+    ///   - entry: The new entry (its ``CacheEntry/bodyLength`` is set by the writer).
+    ///   - replacing: The IDs of entries the new one supersedes, dropped on commit.
+    ///   - mark: The ``removalMark()`` taken when the entry's request was sent.
+    /// - Returns: The writer of the body.
+    /// - Throws: An error of the storage; the response is then not stored.
+    func makeWriter(for entry: CacheEntry, replacing: [String], since mark: UInt64) throws -> any CacheBodyWriter
 
     /// Replaces the stored head and times of `entry` (after a `304`, RFC 9111 §4.3.4), keeping
     /// its body; nothing when it is gone.
@@ -87,6 +109,28 @@ public protocol CacheStorage: Sendable {
 }
 
 extension CacheStorage {
+    /// `0`: a storage without marks keeps no history of its removals.
+    /// - Returns: `0`.
+    public func removalMark() -> UInt64 { 0 }
+
+    /// ``makeWriter(for:replacing:)``, the mark ignored: a storage of your own without marks
+    /// voids only the stores whose writer was made before a removal, so a response requested
+    /// before an invalidation and arriving after it is stored. Implement both methods to close
+    /// that window, as ``MemoryCacheStorage`` and ``DiskCacheStorage`` do.
+    /// - Parameters:
+    ///   - entry: The new entry.
+    ///   - replacing: The IDs of entries the new one supersedes.
+    ///   - mark: Ignored.
+    /// - Returns: The writer of the body.
+    /// - Throws: An error of the storage.
+    public func makeWriter(
+        for entry: CacheEntry, replacing: [String], since mark: UInt64
+    ) throws
+        -> any CacheBodyWriter
+    {
+        try makeWriter(for: entry, replacing: replacing)
+    }
+
     /// Drops the entries with ``remove(_:for:)``: a storage without a way to keep its writers
     /// of `key` may drop what they write too.
     /// - Parameters:

@@ -24,6 +24,8 @@ extension CachingTransport {
         guard let flight, let waiter = flight.join() else { return }
         configuration.observer?(CacheEvent(kind: .backgroundRevalidation, url: exchange.request.url))
         let requestTime = configuration.clock.now()
+        // Taken as the request goes: an invalidation before the answer is stored wins (RFC 9111 §4.4).
+        let mark = storage.removalMark()
         flight.start()
         backgroundTasks.start { [self] in
             guard let shared = try? await flight.wait(waiter) else { return }
@@ -37,8 +39,8 @@ extension CachingTransport {
             let response = TransportResponse(head: shared.head, body: shared.body.map { HTTPBody($0) })
             guard
                 let stored = try? await store(
-                    response, exchange, requestTime: requestTime, responseTime: responseTime, replacing: replacing,
-                    outcome: .miss, forward: "stale", counted: false)
+                    response, exchange, requestTime: requestTime, responseTime: responseTime, mark: mark,
+                    replacing: replacing, outcome: .miss, forward: "stale", counted: false)
             else { return }
             // Reading the body through is what stores it.
             _ = try? await stored.body?.collect(upTo: Int.max)

@@ -75,6 +75,8 @@ extension CachingTransport {
     ) async throws -> TransportResponse {
         let conditional = Self.conditional(exchange.request, for: entry)
         let requestTime = configuration.clock.now()
+        // Taken as the request goes: an invalidation before the answer is stored wins (§4.4).
+        let mark = storage.removalMark()
         let response: TransportResponse
         do {
             response = try await base.send(conditional, options: exchange.options)
@@ -122,8 +124,8 @@ extension CachingTransport {
             }
         }
         return try await store(
-            response, exchange, requestTime: requestTime, responseTime: responseTime, replacing: replacing,
-            outcome: .miss, forward: freshness.isFresh ? "request" : "stale")
+            response, exchange, requestTime: requestTime, responseTime: responseTime, mark: mark,
+            replacing: replacing, outcome: .miss, forward: freshness.isFresh ? "request" : "stale")
     }
 
     /// `request` with `If-None-Match` from the stored `ETag` and `If-Modified-Since` from the
@@ -269,6 +271,8 @@ extension CachingTransport {
         async throws -> TransportResponse
     {
         let requestTime = configuration.clock.now()
+        // Taken as the request goes: an invalidation before the answer is stored wins (§4.4).
+        let mark = storage.removalMark()
         var response = try await base.send(exchange.request, options: exchange.options)
         let responseTime = configuration.clock.now()
         if exchange.request.method == .head {
@@ -281,8 +285,8 @@ extension CachingTransport {
             return response
         }
         return try await store(
-            response, exchange, requestTime: requestTime, responseTime: responseTime, replacing: replacing,
-            outcome: outcome, forward: forward)
+            response, exchange, requestTime: requestTime, responseTime: responseTime, mark: mark,
+            replacing: replacing, outcome: outcome, forward: forward)
     }
 
     /// The response to a `HEAD` from the origin: when it freshens a stored `GET` response
@@ -316,13 +320,16 @@ extension CachingTransport {
         }
     }
 
-    /// `response` passed on, and stored as its body arrives when RFC 9111 §3 allows it. The
-    /// body of a redirect (a `3xx` with `Location`, at most 64 KiB) is read at once: the client
-    /// follows the redirect without reading it, and a redirect is cached per hop.
+    /// `response` passed on, and stored as its body arrives when RFC 9111 §3 allows it and
+    /// nothing of its URI was removed since its request was sent (`mark`, the storage's
+    /// ``CacheStorage/removalMark()`` then): a response requested before an unsafe request
+    /// invalidated the URI (RFC 9111 §4.4) is passed on, never stored. The body of a redirect
+    /// (a `3xx` with `Location`, at most 64 KiB) is read at once: the client follows the
+    /// redirect without reading it, and a redirect is cached per hop.
     /// - Throws: The error of reading a redirect's body.
     func store(
         _ response: TransportResponse, _ exchange: CacheExchange, requestTime: Date, responseTime: Date,
-        replacing: [CacheEntry], outcome: CacheOutcome, forward: String, counted: Bool = true
+        mark: UInt64, replacing: [CacheEntry], outcome: CacheOutcome, forward: String, counted: Bool = true
     ) async throws -> TransportResponse {
         var response = response
         var status = CacheStatusValue(outcome: outcome, forwardStatus: response.head.status.code, forward: forward)
@@ -338,7 +345,7 @@ extension CachingTransport {
         // The entries this one replaces (its variant); which other variants stay is decided
         // when it is committed (`pruneVariants`), when every store begun beside it can be seen.
         let superseded = replacing.map(\.id)
-        guard let writer = try? storage.makeWriter(for: entry, replacing: superseded) else {
+        guard let writer = try? storage.makeWriter(for: entry, replacing: superseded, since: mark) else {
             annotate(&response.head, status)
             return response
         }

@@ -193,15 +193,45 @@ public final class DiskCacheStorage: CacheStorage {
     /// responses, even in a directory that already existed with wider permissions.
     static let entryMode: mode_t = 0o600
 
-    /// A writer that streams the body into a temporary file beside the entry's final name.
+    /// A writer that streams the body into a temporary file beside the entry's final name;
+    /// a removal covering its key before the commit voids it.
     /// - Parameters:
     ///   - entry: The new entry.
     ///   - replacing: The entries it supersedes, deleted on commit.
     /// - Returns: The writer.
     /// - Throws: `ClientError.Code.cacheStorageFailed` when the file cannot be created.
     public func makeWriter(for entry: CacheEntry, replacing: [String]) throws -> any CacheBodyWriter {
+        try makeWriter(for: entry, replacing: replacing, since: removalMark())
+    }
+
+    /// The removals made so far, as a count.
+    /// - Returns: The mark to give back to ``makeWriter(for:replacing:since:)``.
+    public func removalMark() -> UInt64 {
         // Read first: reading the directory deletes the temporary files a crash left.
-        let stamp = withIndex { $0.removals.now }
+        withIndex { $0.removals.now }
+    }
+
+    /// A writer that streams the body into a temporary file beside the entry's final name;
+    /// a removal covering its key made after `mark` voids it.
+    /// - Parameters:
+    ///   - entry: The new entry.
+    ///   - replacing: The entries it supersedes, deleted on commit.
+    ///   - mark: The ``removalMark()`` taken when the entry's request was sent.
+    /// - Returns: The writer.
+    /// - Throws: `ClientError.Code.cacheStorageFailed` when the file cannot be created, or
+    ///   when the entry's key was removed since `mark`.
+    public func makeWriter(
+        for entry: CacheEntry, replacing: [String], since mark: UInt64
+    ) throws
+        -> any CacheBodyWriter
+    {
+        // Read first: reading the directory deletes the temporary files a crash left. A removal
+        // since the request was sent voids the store before a file is made for it.
+        let current = withIndex { $0.removals.isCurrent(entry.key, since: mark) }
+        guard current else {
+            throw ClientError(.cacheStorageFailed, "the entry's key was removed after its request was sent")
+        }
+        let stamp = mark
         // 0600 whatever the directory's mode: an entry may hold a private response.
         let file = try PartialFile<ClientError>(
             destination: URL(fileURLWithPath: path(of: entry.id)), mode: Self.entryMode, failure: Self.failure)
@@ -227,7 +257,7 @@ public final class DiskCacheStorage: CacheStorage {
     }
 
     /// Renames the finished file into place and indexes it, under the index lock, unless its
-    /// key was removed since the writer was made (`stamp`): then the file is discarded.
+    /// key was removed since its request was sent (`stamp`): then the file is discarded.
     private func committed(
         _ entry: CacheEntry, size: Int64, file: PartialFile<ClientError>, replacing: [String], stamp: UInt64,
         reserved: Int64

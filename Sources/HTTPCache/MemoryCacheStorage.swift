@@ -75,19 +75,50 @@ public final class MemoryCacheStorage: CacheStorage {
         state.withLock { $0.byID[entry.id].map { HTTPBody($0.body) } }
     }
 
-    /// A writer that collects the body in memory and stores the entry on commit.
+    /// A writer that collects the body in memory and stores the entry on commit, unless a
+    /// removal covering its key comes first.
     /// - Parameters:
     ///   - entry: The new entry.
     ///   - replacing: The entries it supersedes.
     /// - Returns: The writer.
     public func makeWriter(for entry: CacheEntry, replacing: [String]) -> any CacheBodyWriter {
-        let stamp = state.withLock { $0.removals.now }
+        writer(for: entry, replacing: replacing, stamp: removalMark())
+    }
+
+    /// The removals made so far, as a count.
+    /// - Returns: The mark to give back to ``makeWriter(for:replacing:since:)``.
+    public func removalMark() -> UInt64 {
+        state.withLock { $0.removals.now }
+    }
+
+    /// A writer that collects the body in memory and stores the entry on commit, unless a
+    /// removal covering its key was made after `mark`.
+    /// - Parameters:
+    ///   - entry: The new entry.
+    ///   - replacing: The entries it supersedes.
+    ///   - mark: The ``removalMark()`` taken when the entry's request was sent.
+    /// - Returns: The writer.
+    /// - Throws: `ClientError.Code.cacheStorageFailed` when the entry's key was removed since
+    ///   `mark`.
+    public func makeWriter(
+        for entry: CacheEntry, replacing: [String], since mark: UInt64
+    ) throws
+        -> any CacheBodyWriter
+    {
+        guard state.withLock({ $0.removals.isCurrent(entry.key, since: mark) }) else {
+            throw ClientError(.cacheStorageFailed, "the entry's key was removed after its request was sent")
+        }
+        return writer(for: entry, replacing: replacing, stamp: mark)
+    }
+
+    /// A writer whose commit stores the entry unless its key was removed after `stamp`.
+    private func writer(for entry: CacheEntry, replacing: [String], stamp: UInt64) -> any CacheBodyWriter {
         let reservation = CapacityReservation(
             take: { [self] bytes in reserve(bytes) }, give: { [self] bytes in state.withLock { $0.inFlight -= bytes } })
         return MemoryBodyWriter(limit: capacity, reservation: reservation) { [self] body, reserved in
             var entry = entry
             entry.bodyLength = Int64(body.count)
-            insert(Stored(entry: entry, body: body), replacing: replacing, stamp: stamp, reserved: reserved)
+            try insert(Stored(entry: entry, body: body), replacing: replacing, stamp: stamp, reserved: reserved)
         }
     }
 
@@ -105,12 +136,16 @@ public final class MemoryCacheStorage: CacheStorage {
         }
     }
 
-    /// Stores `stored`, unless its key was removed since the writer was made (`stamp`).
-    private func insert(_ stored: Stored, replacing: [String], stamp: UInt64, reserved: Int64) {
-        state.withLock { state in
+    /// Stores `stored`, unless its key was removed since its request was sent (`stamp`).
+    /// - Throws: `ClientError.Code.cacheStorageFailed` when it was, as ``DiskCacheStorage``
+    ///   throws: the commit stored nothing.
+    private func insert(_ stored: Stored, replacing: [String], stamp: UInt64, reserved: Int64) throws {
+        try state.withLock { state in
             // The body's bytes stop being in flight as the entry (or nothing) takes their place.
             state.inFlight -= reserved
-            guard state.removals.isCurrent(stored.entry.key, since: stamp) else { return }
+            guard state.removals.isCurrent(stored.entry.key, since: stamp) else {
+                throw ClientError(.cacheStorageFailed, "the entry's key was removed while its body was written")
+            }
             for id in replacing { state.drop(id) }
             let cost = stored.entry.cost
             guard cost <= capacity else { return }
@@ -214,10 +249,11 @@ final class MemoryBodyWriter: CacheBodyWriter {
     private let state = Locked(State())
     private let limit: Int64
     private let reservation: CapacityReservation
-    private let store: @Sendable (Data, Int64) -> Void
+    private let store: @Sendable (Data, Int64) throws -> Void
 
-    /// - Parameter store: Adds the entry, given its body and the bytes reserved for it.
-    init(limit: Int64, reservation: CapacityReservation, store: @escaping @Sendable (Data, Int64) -> Void) {
+    /// - Parameter store: Adds the entry, given its body and the bytes reserved for it; throws
+    ///   when it cannot.
+    init(limit: Int64, reservation: CapacityReservation, store: @escaping @Sendable (Data, Int64) throws -> Void) {
         self.limit = limit
         self.reservation = reservation
         self.store = store
@@ -249,7 +285,7 @@ final class MemoryBodyWriter: CacheBodyWriter {
             defer { state.data = Data() }
             return state.data
         }
-        if let data { store(data, reservation.settle()) }
+        if let data { try store(data, reservation.settle()) }
     }
 
     func discard() {

@@ -1,8 +1,9 @@
 import HTTPClient
 
 /// When entries were last removed, by key, URI, partition or all, on a counter that a
-/// storage reads when it hands out a writer: a writer or an update begun before a removal
-/// that covers its key must not bring the removed response back (RFC 9111 §4.4).
+/// storage reads when a request goes to the origin (``CacheStorage/removalMark()``): a
+/// response requested before a removal that covers its key must not bring the removed
+/// response back, however late its writer is made (RFC 9111 §4.4).
 ///
 /// Kept under the storage's lock. Each map is bounded: past ``limit`` names it is cleared
 /// and counted as a removal of everything, which only costs the writers in flight their
@@ -11,7 +12,7 @@ struct RemovalLog {
     /// The most names a map keeps.
     static let limit = 4096
 
-    /// The counter's current value: the stamp of a writer made now.
+    /// The counter's current value: the mark of a request sent now.
     private(set) var now: UInt64 = 0
     private var byKey: [CacheKey: UInt64] = [:]
     private var byURI: [String: UInt64] = [:]

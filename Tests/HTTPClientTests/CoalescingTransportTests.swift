@@ -61,6 +61,70 @@ struct CoalescingTransportTests {
         #expect(stub.requests.map(\.method) == [.get, .put, .get])
     }
 
+    @Test("GETs of http://EXAMPLE.com:80/x and http://example.com/x are one request (RFC 9110 §4.2.3)")
+    func equivalentURLsShareARequest() async throws {
+        let stub = StubTransport(fallback: .status(.ok, body: Data("x".utf8), delay: .milliseconds(300)))
+        let coalescing = CoalescingTransport(wrapping: stub)
+        let spelled = Client(baseURL: URL(string: "http://EXAMPLE.com:80")!, transport: coalescing)
+        let plain = Client(baseURL: URL(string: "http://example.com")!, transport: coalescing)
+        async let a = spelled.send(.get("x"))
+        async let b = plain.send(.get("x"))
+        async let c = plain.send(.get("y"))
+        async let d = Client(baseURL: URL(string: "http://example.com:8080")!, transport: coalescing).send(.get("x"))
+        _ = try await (a, b, c, d)
+        // a and b are one request; another path and another port are requests of their own.
+        #expect(stub.requests.count == 3)
+    }
+
+    @Test("a write to http://Example.com:80/p cuts off a GET of http://example.com/p begun before it")
+    func writeCutsOffEquivalentURL() async throws {
+        let stub = StubTransport()
+        stub.enqueue(
+            .status(.ok, body: Data("before the write".utf8), delay: .milliseconds(600)),
+            .status(.noContent), .status(.ok, body: Data("after the write".utf8)))
+        let coalescing = CoalescingTransport(wrapping: stub)
+        let reader = Client(baseURL: URL(string: "http://example.com")!, transport: coalescing, retry: .none)
+        let writer = Client(baseURL: URL(string: "HTTP://Example.COM:80")!, transport: coalescing, retry: .none)
+        async let early = reader.send(.get("profile"))
+        for _ in 0..<200 where stub.requests.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+        _ = try await writer.send(.put("profile").body(HTTPBody("new name")))
+        let late = try await reader.send(.get("profile"))
+        #expect(String(decoding: late.body, as: UTF8.self) == "after the write")
+        #expect(String(decoding: try await early.body, as: UTF8.self) == "before the write")
+        #expect(stub.requests.map(\.method) == [.get, .put, .get])
+    }
+
+    @Test(
+        "equivalence keys: scheme and host in any case and the default port written or not are one URL",
+        arguments: [
+            ("http://EXAMPLE.com:80/x", "http://example.com/x"),
+            ("HTTPS://Example.com:443/x?q=1", "https://example.com/x?q=1"),
+            ("http://example.com", "http://example.com/"), ("http://example.com/x#part", "http://example.com/x"),
+            ("HTTP://Example.com/a%20b?x=%2F&y", "http://example.com/a%20b?x=%2F&y"),
+            ("http://example.com:80?q", "http://example.com/?q"), ("https://[::1]:443/x", "https://[::1]/x"),
+            ("http://example.com:080/x", "http://example.com/x"),
+        ])
+    func equivalenceKey(_ written: String, _ normal: String) throws {
+        let writtenURL = try #require(URL(string: written))
+        let normalURL = try #require(URL(string: normal))
+        #expect(writtenURL.equivalenceKey == normal)
+        #expect(normalURL.equivalenceKey == normal)
+        // The key read from the bytes of a URL already normal is the one its components give.
+        #expect(normalURL.equivalenceComponents?.string == normal)
+    }
+
+    @Test(
+        "equivalence keys keep what tells URLs apart: another port, path case, query",
+        arguments: [
+            ("http://example.com:8080/x", "http://example.com/x"),
+            ("https://example.com:80/x", "https://example.com/x"),
+            ("http://example.com/X", "http://example.com/x"), ("http://example.com/x?a=1", "http://example.com/x?a=2"),
+            ("http://example.com:443/x", "https://example.com/x"),
+        ])
+    func distinctKeys(_ one: String, _ other: String) throws {
+        #expect(try #require(URL(string: one)).equivalenceKey != (try #require(URL(string: other)).equivalenceKey))
+    }
+
     @Test("the URLs a write changes: its target and the same-origin Location and Content-Location")
     func urlsAWriteChanges() throws {
         let request = HTTPRequest(method: .post, url: URL(string: "https://api.example.com/items")!)

@@ -5,7 +5,9 @@ import HTTPCore
 /// caller gets the one response, or its error.
 ///
 /// Requests are identical when their method, URL and header fields are (each field's name
-/// and value, in order), but for ``ignoredFields`` (tracing and request identifiers by
+/// and value, in order), but for ``ignoredFields``; URLs are compared as RFC 9110 §4.2.3
+/// normalises them (scheme and host in any case, the default port written or not), so
+/// `http://EXAMPLE.com:80/x` shares a request with `http://example.com/x` (tracing and request identifiers by
 /// default), and their caller's buffering limit is the same: two users' requests (another
 /// `Authorization`, `Cookie` or API key field) are never shared. Only `GET` requests without
 /// a body whose caller reads the whole body at once (``Client/send(_:options:)``) are shared,
@@ -114,17 +116,20 @@ public final class CoalescingTransport: ClientTransport {
             bytesSent: shared.bytesSent)
     }
 
-    /// Takes the requests in flight for `targets` out of the table: later callers start anew.
+    /// Takes the requests in flight for `urls` out of the table: later callers start anew. A
+    /// URL matches however its scheme and host are cased and its default port written
+    /// (RFC 9110 §4.2.3).
     private func cutOff(_ urls: [URL]) {
-        let targets = Set(urls.map(\.absoluteString))
+        let targets = Set(urls.map(\.equivalenceKey))
         flights.withLock { table in
             table = table.filter { !targets.contains($0.value.target) }
         }
     }
 
-    /// The method, URL, buffering limit and fields (but the ignored ones) of `request`.
+    /// The method, normalised URL (RFC 9110 §4.2.3), buffering limit and fields (but the
+    /// ignored ones) of `request`.
     func identity(of request: HTTPRequest, limit: Int) -> String {
-        var key = "\(request.method) \(request.url.absoluteString) \(limit)"
+        var key = "\(request.method) \(request.url.equivalenceKey) \(limit)"
         for field in request.headerFields where !ignoredFields.contains(field.name) {
             key += "\n\(field.name.canonicalName): \(field.value)"
         }
@@ -157,8 +162,9 @@ package final class Flight: Sendable {
     private let state = Locked(State())
     private let base: any ClientTransport
     private let request: HTTPRequest
-    /// The request's URL as text: what an unsafe request to it cuts off.
-    package var target: String { request.url.absoluteString }
+    /// The request's URL as normalised text (`URL.equivalenceKey`): what an unsafe
+    /// request to it cuts off.
+    package var target: String { request.url.equivalenceKey }
     private let options: TransportOptions
     private let ended: @Sendable (Flight) -> Void
 
