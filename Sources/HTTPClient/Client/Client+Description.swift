@@ -15,10 +15,8 @@ import HTTPCore
 ///   ``DigestAuth``) show no secret. An interceptor of your own that holds one should hide it
 ///   the same way (`CustomStringConvertible`, `CustomReflectable`).
 ///
-/// ```swift
-/// let client = Client(baseURL: baseURL, interceptors: [BearerAuth(token: "secret")])
-/// print(client)  // Client(baseURL: …, transport: URLSessionTransport, interceptors: [BearerAuth(token: <redacted>)], …)
-/// ```
+/// `print(client)` of a client with `BearerAuth(token: "secret")` shows
+/// `Client(baseURL: …, transport: URLSessionTransport, interceptors: [BearerAuth(token: <redacted>)], …)`.
 extension Client: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The client's settings on one line, with no secret: base URL, transport, interceptors,
     /// retry policies and limits.
