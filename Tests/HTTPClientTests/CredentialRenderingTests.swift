@@ -1,5 +1,6 @@
 import Foundation
 import HTTPClientTesting
+import TestSupport
 import Testing
 
 @testable import HTTPClient
@@ -12,36 +13,10 @@ import Testing
 struct CredentialRenderingTests {
     static let privateKey = "-----BEGIN PRIVATE KEY-----\nS3CRET-KEY-MATERIAL\n-----END PRIVATE KEY-----\n"
 
-    /// The value as each way of printing it shows it, and the same for each of its mirror's
-    /// children, down to `depth` levels (a class met twice is walked once).
-    static func renderings<Value>(of value: Value, depth: Int = 12) -> [String] {
-        var dumped = ""
-        dump(value, to: &dumped)
-        var texts = ["\(value)", String(describing: value), String(reflecting: value), dumped]
-        var seen: Set<ObjectIdentifier> = []
-        func walk(_ subject: Any, _ level: Int) {
-            guard level < depth else { return }
-            if type(of: subject) is AnyClass, !seen.insert(ObjectIdentifier(subject as AnyObject)).inserted { return }
-            let mirror = Mirror(reflecting: subject)
-            for child in mirror.children {
-                texts.append("\(child.label ?? "_"): \(String(describing: child.value))")
-                texts.append(String(reflecting: child.value))
-                walk(child.value, level + 1)
-            }
-            var superclass = mirror.superclassMirror
-            while let parent = superclass {
-                for child in parent.children { walk(child.value, level + 1) }
-                superclass = parent.superclassMirror
-            }
-        }
-        walk(value, 0)
-        return texts
-    }
-
     static func expectNoSecret<Value>(
         in value: Value, secrets: [String] = ["S3CRET"], sourceLocation: SourceLocation = #_sourceLocation
     ) {
-        for text in renderings(of: value) {
+        for text in Renderings.of(value) {
             for secret in secrets {
                 #expect(!text.contains(secret), "\(secret) rendered in: \(text)", sourceLocation: sourceLocation)
             }
@@ -138,5 +113,28 @@ struct CredentialRenderingTests {
         #expect(shown.contains("Accept: application/json") && shown.contains("Authorization: <redacted>"), "\(shown)")
         #expect(shown.contains(#"BasicAuth(username: "ada", password: <redacted>)"#), "\(shown)")
         #expect(shown.contains("transport: URLSessionTransport"), "\(shown)")
+    }
+
+    @Test(
+        "a client error's mirror hides the URL's secrets, the response's cookies, the body's tokens and the cause's URL"
+    )
+    func clientError() throws {
+        let url = URL(string: "https://ada:S3CRET-pw@api.example.com/v1?access_token=S3CRET-q&page=2")!
+        let response = HTTPResponse(
+            status: .unauthorized,
+            headerFields: try HTTPFields(["Set-Cookie": "session=S3CRET-cookie", "Content-Type": "application/json"]))
+        let error = ClientError(
+            .authenticationFailed, "the server rejected the credentials", request: HTTPRequest(url: url),
+            response: response, body: Data(#"{"access_token":"S3CRET-body","error":"invalid_token"}"#.utf8),
+            underlying: URLError(.userAuthenticationRequired, userInfo: [NSURLErrorFailingURLErrorKey: url]))
+        Self.expectNoSecret(in: error)
+        var dumped = ""
+        dump(error, to: &dumped)
+        for shown in [
+            "https://ada:***@api.example.com/v1?access_token=***&page=2", "Set-Cookie: <redacted>",
+            "Content-Type: application/json", #""error":"invalid_token""#, "authenticationFailed",
+        ] {
+            #expect(dumped.contains(shown), "\(shown) not in \(dumped)")
+        }
     }
 }

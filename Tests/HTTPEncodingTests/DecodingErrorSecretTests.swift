@@ -1,6 +1,7 @@
 import Foundation
 import HTTPCore
 import HTTPEncoding
+import TestSupport
 import Testing
 
 /// A body that fails to decode is not repeated with its secrets in the error: the error's
@@ -23,14 +24,9 @@ struct DecodingErrorSecretTests {
         }
     }
 
-    /// Every way an error is turned into text.
+    /// Every way an error is turned into text, and the value and reason it keeps.
     static func renderings(of error: HTTPEncodingError) -> [String] {
-        var dumped = ""
-        dump(error, to: &dumped)
-        return [
-            "\(error)", String(describing: error), String(reflecting: error), dumped, error.localizedDescription,
-            error.value, error.reason,
-        ]
+        Renderings.of(error) + [error.value, error.reason]
     }
 
     static func expectNo(

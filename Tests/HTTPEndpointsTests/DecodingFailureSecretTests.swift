@@ -1,6 +1,7 @@
 import Foundation
 import HTTPClientTesting
 import HTTPEndpoints
+import TestSupport
 import Testing
 
 /// An endpoint whose response does not decode throws an error that says what failed and
@@ -32,19 +33,12 @@ struct DecodingFailureSecretTests {
         return Client(baseURL: URL(string: "https://auth.example.com")!, transport: stub, retry: .none)
     }
 
-    /// Every way an error is turned into text.
-    static func renderings(of error: any Error) -> [String] {
-        var dumped = ""
-        dump(error, to: &dumped)
-        return ["\(error)", String(describing: error), String(reflecting: error), dumped, error.localizedDescription]
-    }
-
     static func expectNoToken(in error: (any Error)?, sourceLocation: SourceLocation = #_sourceLocation) {
         guard let error else {
             Issue.record("no error", sourceLocation: sourceLocation)
             return
         }
-        for text in renderings(of: error) {
+        for text in Renderings.of(error) {
             for secret in ["SECRET123", "SECRET456"] {
                 #expect(!text.contains(secret), "\(secret) printed in: \(text)", sourceLocation: sourceLocation)
             }
@@ -77,5 +71,24 @@ struct DecodingFailureSecretTests {
         let decoded = #expect(throws: HTTPEncodingError.self) { _ = try response.decoded(as: TokenResponse.self) }
         Self.expectNoToken(in: decoded)
         #expect(decoded?.keyPath == ["expires_in"])
+    }
+
+    @Test("an endpoint error's mirror hides the URL's secrets, the response's cookies and the body's tokens")
+    func errorMirror() async throws {
+        let stub = StubTransport(
+            fallback: .status(
+                .badRequest, headerFields: [try HTTPField(name: .setCookie, value: "session=SECRET123")],
+                body: Data(#"{"error":"invalid_grant","refresh_token":"SECRET456"}"#.utf8)))
+        let client = Client(baseURL: URL(string: "https://auth.example.com")!, transport: stub, retry: .none)
+        let token = Endpoint<Empty, TokenResponse>(.post, "/oauth/token{?client_secret,scope}")
+        let error = await #expect(throws: EndpointError.self) {
+            _ = try await client.call(token, variables: ["client_secret": "SECRET123", "scope": "read"])
+        }
+        Self.expectNoToken(in: error)
+        var dumped = ""
+        dump(error, to: &dumped)
+        for shown in ["client_secret=***&scope=read", "Set-Cookie: <redacted>", #""error":"invalid_grant""#] {
+            #expect(dumped.contains(shown), "\(shown) not in \(dumped)")
+        }
     }
 }

@@ -43,7 +43,7 @@ extension Client: CustomStringConvertible, CustomDebugStringConvertible, CustomR
     /// and header fields, the transport's and cookie store's type names, and the interceptors
     /// and observers themselves (each showing its own mirror).
     public var customMirror: Mirror {
-        var children: [(label: String?, value: Any)] = [
+        let children: [(label: String?, value: Any)] = [
             ("baseURL", displayedBaseURL as Any),
             ("headerFields", displayedHeaderFields),
             ("transport", "\(type(of: transport))"),
@@ -53,8 +53,8 @@ extension Client: CustomStringConvertible, CustomDebugStringConvertible, CustomR
             ("redirectLimit", redirectLimit),
             ("timeout", timeout as Any),
             ("deadline", deadline as Any),
+            ("cookies", cookies.map { "\(type(of: $0))" } as Any),
         ]
-        children.append(("cookies", cookies.map { "\(type(of: $0))" } as Any))
         return Mirror(self, children: children, displayStyle: .class)
     }
 
@@ -62,19 +62,7 @@ extension Client: CustomStringConvertible, CustomDebugStringConvertible, CustomR
     private var displayedBaseURL: String? { baseURL.map { URLRedaction.display($0) } }
 
     /// The default fields as `Name: value`, a credential's value `<redacted>`.
-    private var displayedHeaderFields: [String] {
-        headerFields.map { field in
-            "\(field.name.rawName): \(Self.isCredential(field.name) ? "<redacted>" : field.value)"
-        }
-    }
-
-    /// Whether a field's value is a credential: the fields every log redacts, and any whose
-    /// name speaks of one (`X-Api-Key`, `X-Auth-Token`, `X-Session-Secret`, …).
-    private static func isCredential(_ name: HTTPFieldName) -> Bool {
-        if Logging.redactedFields.contains(name) { return true }
-        let words = ["auth", "key", "token", "secret", "password", "session", "signature", "credential", "cookie"]
-        return words.contains { name.canonicalName.contains($0) }
-    }
+    private var displayedHeaderFields: [String] { Redacted.lines(of: headerFields) }
 
     /// An interceptor or observer by its own description when it has one (this package's
     /// credential interceptors show no secret), else by its type's name: a value's fields are
