@@ -5,10 +5,14 @@ import HTTPCore
 /// length) is printed. Its static members show the values that carry secrets (header fields)
 /// as mirrors of this package show them.
 package struct Redacted: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// The marker.
     package init() {}
 
+    /// `<redacted>`.
     package var description: String { "<redacted>" }
+    /// `<redacted>`.
     package var debugDescription: String { description }
+    /// No children: `dump` prints `<redacted>` alone.
     package var customMirror: Mirror { Mirror(self, children: [], displayStyle: nil) }
 
     /// Words that make a field name a credential's: `X-Api-Key`, `X-Auth-Token`,
