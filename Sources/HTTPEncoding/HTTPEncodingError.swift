@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 
 /// The error thrown by HTTPEncoding when a value cannot be encoded or decoded.
 ///
@@ -69,6 +70,10 @@ public struct HTTPEncodingError: Error, CustomStringConvertible {
     /// empty for the top level itself.
     public let keyPath: [String]
     /// The offending value as text (bounded to 200 characters), or empty when there is none.
+    ///
+    /// No secret is kept here: a value at a key path through a secret-named key (`password`,
+    /// `access_token`, ``HTTPCore/URLRedaction/hiddenQueryNames``) is `***`, and the body a
+    /// JSON response failed to decode from is kept with its secret-named members hidden.
     public let value: String
     /// A human-readable explanation of what is wrong.
     public let reason: String
@@ -79,7 +84,8 @@ public struct HTTPEncodingError: Error, CustomStringConvertible {
     /// - Parameters:
     ///   - code: What went wrong.
     ///   - keyPath: The keys and indices leading to the offending value.
-    ///   - value: The offending value as text.
+    ///   - value: The offending value as text; `***` when a component of `keyPath` is a
+    ///     secret name (``HTTPCore/URLRedaction/hiddenQueryNames``).
     ///   - reason: What is wrong with it.
     ///   - underlying: The error that caused this one, if any.
     public init(
@@ -87,7 +93,11 @@ public struct HTTPEncodingError: Error, CustomStringConvertible {
     ) {
         self.code = code
         self.keyPath = keyPath
-        self.value = value.count > 200 ? String(value.prefix(200)) + "…" : value
+        if !value.isEmpty, Self.crossesSecret(keyPath) {
+            self.value = "***"
+        } else {
+            self.value = value.count > 200 ? String(value.prefix(200)) + "…" : value
+        }
         self.reason = reason
         self.underlying = underlying
     }
@@ -107,6 +117,14 @@ public struct HTTPEncodingError: Error, CustomStringConvertible {
         out += ": \(reason)"
         if let underlying { out += " (\(underlying))" }
         return out
+    }
+
+    /// Whether a key of `keyPath` names a secret, whose value is never repeated in an error
+    /// (a form's `password=…`, a JSON `access_token`), as a body's are hidden in descriptions.
+    private static func crossesSecret(_ keyPath: [String]) -> Bool {
+        guard !keyPath.isEmpty else { return false }
+        let hidden = URLRedaction.hiddenQueryNames
+        return keyPath.contains { hidden.contains($0.lowercased()) }
     }
 
     /// A copy whose key path is `prefix` followed by this error's path.

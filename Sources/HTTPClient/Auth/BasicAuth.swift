@@ -7,6 +7,9 @@ import HTTPCore
 /// carry other credentials. User name and password are encoded as UTF-8 (RFC 7617 §2.1).
 /// Basic credentials are only as private as the connection: use HTTPS.
 ///
+/// Printed, dumped or shown in a debugger, the interceptor shows its user name and never its
+/// password (`BasicAuth(username: "ada", password: <redacted>)`).
+///
 /// ```swift
 /// let client = Client(baseURL: baseURL, interceptors: [BasicAuth(username: "ada", password: "secret")])
 /// let response = try await client.send(HTTPRequest(url: URL(string: "basic-auth/ada/secret")!))
@@ -53,5 +56,18 @@ public struct BasicAuth: SynchronousInterceptor {
     /// - Returns: ``InterceptorDecision/proceed``.
     public func decide(_ outcome: AttemptOutcome, context: inout InterceptorContext) throws -> InterceptorDecision {
         .proceed
+    }
+}
+
+extension BasicAuth: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// The user name, never the password: `BasicAuth(username: "ada", password: <redacted>)`.
+    public var description: String { "BasicAuth(username: \(String(reflecting: username)), password: \(Redacted()))" }
+
+    /// The same as ``description``: the password is never printed.
+    public var debugDescription: String { description }
+
+    /// The user name and a redacted password, for `dump` and debuggers.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["username": username, "password": Redacted()], displayStyle: .struct)
     }
 }

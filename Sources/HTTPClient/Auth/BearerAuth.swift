@@ -13,6 +13,9 @@ import HTTPCore
 /// after a refresh is an interceptor's: the stack's time budget and the call's deadline
 /// bound it (``InterceptorDecision/retry``).
 ///
+/// Printed, dumped or shown in a debugger, the interceptor never shows its token
+/// (`BearerAuth(token: <redacted>)`).
+///
 /// ```swift
 /// let tokens = TokenRefresher(token: "stale") { _ in try await fetchToken() }
 /// let client = Client(baseURL: baseURL, interceptors: [BearerAuth(tokens)])
@@ -137,3 +140,25 @@ public struct BearerAuth: Interceptor {
 }
 
 extension BearerAuth: InlineSteps {}
+
+extension BearerAuth: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// Where the token comes from, never the token: `BearerAuth(token: <redacted>)`, or
+    /// `BearerAuth(TokenRefresher(token: <redacted>))`.
+    public var description: String {
+        switch source {
+        case .fixed: "BearerAuth(token: \(Redacted()))"
+        case .refreshing(let refresher): "BearerAuth(\(refresher))"
+        }
+    }
+
+    /// The same as ``description``: the token is never printed.
+    public var debugDescription: String { description }
+
+    /// A redacted token, or the refresher (which shows none), for `dump` and debuggers.
+    public var customMirror: Mirror {
+        switch source {
+        case .fixed: Mirror(self, children: ["token": Redacted()], displayStyle: .struct)
+        case .refreshing(let refresher): Mirror(self, children: ["tokens": refresher], displayStyle: .struct)
+        }
+    }
+}

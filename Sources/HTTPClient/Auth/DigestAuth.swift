@@ -23,7 +23,8 @@ import HTTPCore
 ///   one to another origin goes without credentials.
 /// - Credentials go only to the client's origin (``InterceptorContext/mayCarryCredentials(_:)``)
 ///   and never replace an `Authorization` field the request has; the field is redacted in logs,
-///   HAR files and errors, as Basic and Bearer credentials are.
+///   HAR files and errors, as Basic and Bearer credentials are. Printed, dumped or shown in a
+///   debugger, the interceptor shows its user name and never its password.
 ///
 /// A rejected answer to a challenge the request itself received fails the request with
 /// ``ClientError/Code/authenticationFailed``: the credentials are wrong. A rejected answer given
@@ -369,5 +370,21 @@ struct DigestChallenge: Sendable, Equatable {
         if qops.contains("auth") { return "auth" }
         if qops.contains("auth-int") { return "auth-int" }
         return nil
+    }
+}
+
+extension DigestAuth: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// The user name, never the password: `DigestAuth(username: "ada", password: <redacted>)`.
+    public var description: String {
+        "DigestAuth(username: \(String(reflecting: username)), password: \(Redacted()))"
+    }
+
+    /// The same as ``description``: the password is never printed.
+    public var debugDescription: String { description }
+
+    /// The user name and a redacted password, for `dump` and debuggers; not the kept
+    /// challenges.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["username": username, "password": Redacted()], displayStyle: .class)
     }
 }

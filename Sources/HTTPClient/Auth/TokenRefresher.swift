@@ -10,6 +10,9 @@ import HTTPCore
 /// failed refresh fails all of them once with ``ClientError/Code/authenticationFailed``.
 /// A request that reads the token afterwards can trigger a new refresh.
 ///
+/// Printed, dumped or shown in a debugger, a refresher never shows its token
+/// (`TokenRefresher(token: <redacted>)`); read ``token`` for it.
+///
 /// ```swift
 /// let tokens = TokenRefresher(token: storedToken) { rejected in
 ///     try await authService.refreshAccessToken()
@@ -76,5 +79,19 @@ public actor TokenRefresher {
             failure = (generation, wrapped)
             throw wrapped
         }
+    }
+}
+
+extension TokenRefresher: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// Never the token: `TokenRefresher(token: <redacted>)`.
+    public nonisolated var description: String { "TokenRefresher(token: \(Redacted()))" }
+
+    /// The same as ``description``: the token is never printed.
+    public nonisolated var debugDescription: String { description }
+
+    /// A redacted token, for `dump` and debuggers: not the token, the refresh closure or a
+    /// refresh in flight.
+    public nonisolated var customMirror: Mirror {
+        Mirror(self, children: ["token": Redacted()], displayStyle: .class)
     }
 }

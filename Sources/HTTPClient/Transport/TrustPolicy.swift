@@ -145,8 +145,11 @@ public struct TrustPolicy: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// A certificate chain and its private key, shown to servers that ask for a client
-    /// certificate (mutual TLS). The key is never printed.
-    public struct ClientIdentity: Sendable, Hashable, CustomStringConvertible {
+    /// certificate (mutual TLS). The key is never printed: not by `print`, `dump`,
+    /// `String(reflecting:)` nor a debugger, which show the chain's length only.
+    public struct ClientIdentity: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
+        CustomReflectable
+    {
         /// The client's certificate first, then any intermediates.
         public let certificateChain: [Certificate]
         /// The private key, PEM-encoded (`-----BEGIN PRIVATE KEY-----` or an RSA or EC key).
@@ -171,6 +174,16 @@ public struct TrustPolicy: Sendable, Hashable, CustomStringConvertible {
 
         /// The chain's length, never the key.
         public var description: String { "ClientIdentity(\(certificateChain.count) certificates, key redacted)" }
+
+        /// The same as ``description``: the key is never printed.
+        public var debugDescription: String { description }
+
+        /// The certificate chain and a redacted key, for `dump` and debuggers.
+        public var customMirror: Mirror {
+            Mirror(
+                self, children: ["certificateChain": certificateChain, "privateKeyPEM": Redacted()],
+                displayStyle: .struct)
+        }
     }
 
     /// Whether the system's roots are trusted; `true` by default.
