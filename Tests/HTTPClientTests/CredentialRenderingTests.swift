@@ -115,6 +115,19 @@ struct CredentialRenderingTests {
         #expect(shown.contains("transport: URLSessionTransport"), "\(shown)")
     }
 
+    @Test("default header fields show their credential fields' values as <redacted>, alone and in a client")
+    func defaultHeaderFields() throws {
+        let headers = DefaultHeaderFields(["Authorization": "Bearer S3CRET-field", "Accept": "application/json"])
+            .adding(try HTTPFieldName("X-Api-Key"), mode: .always) { _ in "S3CRET-computed" }
+            .adding(["X-Session-Token": "S3CRET-token"])
+            .adding(["Bad Name": "S3CRET-invalid"])
+        Self.expectNoSecret(in: headers)
+        Self.expectNoSecret(in: Self.client(headers))
+        let shown = String(describing: headers)
+        #expect(shown.contains("Accept: application/json") && shown.contains("Authorization: <redacted>"), "\(shown)")
+        #expect(shown.contains("X-Session-Token: <redacted>") && shown.contains("computed: [X-Api-Key]"), "\(shown)")
+    }
+
     @Test(
         "a client error's mirror hides the URL's secrets, the response's cookies, the body's tokens and the cause's URL"
     )

@@ -431,13 +431,14 @@ struct SourceExampleTests {
     func defaultHeaderFields() async throws {
         let baseURL = try TestServers.httpbin()
 
-        let headers = DefaultHeaderFields(try HTTPFields(["Accept": "application/json"]))
+        let headers = DefaultHeaderFields(["Accept": "application/json", "X-Api-Version": "2"])
             .adding(try HTTPFieldName("X-Trace-ID"), mode: .always) { _ in UUID().uuidString }
         let client = Client(baseURL: baseURL, interceptors: [headers])
 
         let response = try await client.send(HTTPRequest(url: URL(string: "headers")!))
         let json = try JSONSerialization.jsonObject(with: response.body) as? [String: [String: String]]
         #expect(json?["headers"]?["Accept"] == "application/json")
+        #expect(json?["headers"]?["X-Api-Version"] == "2")
         #expect(json?["headers"]?["X-Trace-Id"]?.count == 36)
     }
 

@@ -188,3 +188,38 @@ extension DefaultHeaderFields: InlineSteps {
         }
     }
 }
+
+extension DefaultHeaderFields: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// The fields, a credential's value (`Authorization`, an API key, …) as `<redacted>`, and
+    /// the names of the computed ones: `DefaultHeaderFields([Accept: application/json,
+    /// X-Api-Key: <redacted>], computed: [X-Trace-ID])`.
+    public var description: String {
+        "DefaultHeaderFields([\(displayedFields.joined(separator: ", "))]"
+            + (computedNames.isEmpty ? ")" : ", computed: [\(computedNames.joined(separator: ", "))])")
+    }
+
+    /// The same as ``description``: a credential the fields carry is never printed.
+    public var debugDescription: String { description }
+
+    /// The fields as ``description`` shows them, for `dump` and debuggers.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["fields": displayedFields, "computed": computedNames], displayStyle: .struct)
+    }
+
+    /// The fixed fields as lines, credentials redacted, and a note for fields given as text
+    /// that were not valid (their text is not repeated: it may hold a credential).
+    private var displayedFields: [String] {
+        entries.flatMap { entry -> [String] in
+            switch entry {
+            case .fields(let fields, _): Redacted.lines(of: fields)
+            case .invalid(let error): ["<invalid \(error.code)>"]
+            case .provider: []
+            }
+        }
+    }
+
+    /// The names of the fields computed per request.
+    private var computedNames: [String] {
+        entries.compactMap { if case .provider(let name, _, _) = $0 { name.rawName } else { nil } }
+    }
+}

@@ -18,7 +18,7 @@ import HTTPCore
 /// concurrent calls do not interleave); pass one to send them to your logger.
 ///
 /// ```swift
-/// let logging = Logging(.headers)  // or Logging(.headers) { line in logger.debug("\(line)") }
+/// let logging = Logging(.headers) { line in print(line) }
 /// let client = Client(baseURL: baseURL, interceptors: [BearerAuth(token: "t"), logging])
 /// _ = try await client.send(HTTPRequest(url: URL(string: "get")!))
 /// // -> GET http://…/get (attempt 1)
