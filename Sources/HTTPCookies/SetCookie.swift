@@ -17,6 +17,22 @@ struct SetCookie: Equatable {
     var httpOnly = false
     var sameSite: Cookie.SameSite = .default
 
+    /// Why a whole field is ignored (§5.6).
+    enum Failure: Error {
+        /// A control character other than HTAB (step 1).
+        case controlCharacter
+        /// A name and value over 4096 bytes (step 5).
+        case tooLarge
+
+        /// The reason a ``CookieJar/Refusal`` gives.
+        var reason: CookieJar.Refusal.Reason {
+            switch self {
+            case .controlCharacter: return .controlCharacter
+            case .tooLarge: return .tooLarge
+            }
+        }
+    }
+
     /// The longest a cookie may live: 400 days (§5.5, "cookie-age-limit").
     static let ageLimit: TimeInterval = 400 * 24 * 60 * 60
     /// The most bytes of a name and value together (§5.6, step 5).
@@ -25,14 +41,17 @@ struct SetCookie: Equatable {
     /// attribute loop).
     static let attributeLimit = 1024
 
-    /// Parses `text`; `nil` when the whole field is to be ignored (a control character, a name
-    /// and value over 4096 bytes).
+    /// Parses `text`.
     /// - Parameters:
     ///   - text: The field value.
     ///   - now: The time `Max-Age` and the age limit count from.
-    init?(_ text: String, now: Date) {
+    /// - Throws: Why the whole field is to be ignored: a control character, a name and value
+    ///   over 4096 bytes.
+    init(_ text: String, now: Date) throws(Failure) {
         // Step 1: a control character other than HTAB ignores the whole field.
-        guard !text.utf8.contains(where: { $0 < 0x20 && $0 != 0x09 || $0 == 0x7F }) else { return nil }
+        guard !text.utf8.contains(where: { $0 < 0x20 && $0 != 0x09 || $0 == 0x7F }) else {
+            throw .controlCharacter
+        }
         // Step 2: the name-value pair is what comes before the first ";".
         let pairEnd = text.firstIndex(of: ";") ?? text.endIndex
         let pair = text[..<pairEnd]
@@ -45,7 +64,7 @@ struct SetCookie: Equatable {
             value = Self.trimmed(pair)
         }
         // Step 5.
-        guard name.utf8.count + value.utf8.count <= Self.pairLimit else { return nil }
+        guard name.utf8.count + value.utf8.count <= Self.pairLimit else { throw .tooLarge }
         var rest = text[pairEnd...]
         while !rest.isEmpty {
             rest = rest.dropFirst()  // the ";"
