@@ -78,18 +78,20 @@ extension CookieJar {
     ///
     /// Costs the same whatever the bucket holds: a lookup by identity, no scan (but of the
     /// domain's own cookies when it is full).
-    func insert(_ cookie: Cookie, into store: inout Store, now: Date) {
+    /// - Returns: The cookie as stored (its creation time and last access set).
+    @discardableResult
+    func insert(_ cookie: Cookie, into store: inout Store, now: Date) -> Cookie {
         var cookie = cookie
         cookie.lastAccessed = now
         let key = Self.bucketKey(cookie.domain)
         guard let slot = store.buckets.index(forKey: key) else {
-            guard !cookie.isExpired(at: now) else { return }
+            guard !cookie.isExpired(at: now) else { return cookie }
             stamp(&cookie, in: &store)
             var bucket = CookieBucket()
             bucket.put(cookie)
             store.buckets[key] = bucket
             store.count += 1
-            return
+            return cookie
         }
         if cookie.isExpired(at: now) {
             // A deletion (`Max-Age=0`, an `Expires` in the past): the cookie replaces the old one
@@ -98,7 +100,7 @@ extension CookieJar {
                 store.count -= 1
                 if store.buckets.values[slot].isEmpty { store.buckets.remove(at: slot) }
             }
-            return
+            return cookie
         }
         if let old = store.buckets.values[slot].cookie(cookie.identity) {
             cookie.created = old.created
@@ -109,6 +111,7 @@ extension CookieJar {
             store.count += 1
         }
         store.buckets.values[slot].put(cookie)
+        return cookie
     }
 
     /// Makes a new cookie at least a microsecond younger than the jar's newest, so cookies stored

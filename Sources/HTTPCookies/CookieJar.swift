@@ -188,8 +188,7 @@ public final class CookieJar: Sendable {
                 }
                 switch made {
                 case .success(let cookie):
-                    insert(cookie, into: &store, now: now)
-                    result.stored.append(cookie)
+                    result.stored.append(insert(cookie, into: &store, now: now))
                 case .failure(let refused):
                     result.refused.append(Refusal(index: index, value: value, host: request.host, reason: refused.reason))
                 }
