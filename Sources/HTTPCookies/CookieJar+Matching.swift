@@ -101,7 +101,6 @@ extension CookieJar {
     }
 }
 
-
 /// What the jar needs of a request's URL: its canonical host, its path as sent, whether it is
 /// secure, and the domains whose cookies may match it.
 struct RequestTarget {

@@ -4,7 +4,9 @@ import Foundation
 // another, and which go when the jar is full.
 extension CookieJar {
     /// The storage model's steps 2 to 21: the cookie to store, or why the field is refused.
-    func makeCookie(_ parsed: SetCookie, for request: RequestTarget, now: Date, store: Store) -> Result<
+    func makeCookie(
+        _ parsed: SetCookie, for request: RequestTarget, now: Date, store: Store
+    ) -> Result<
         Cookie, RefusedField
     > {
         // Step 2: nothing at all.

@@ -9,10 +9,11 @@ extension CookieJar {
     ///
     /// ```swift
     /// let jar = CookieJar()
-    /// let result = jar.store(setCookie: ["sid=abc123; Secure", "theme=dark"], for: URL(string: "http://example.com/")!)
+    /// let result = jar.store(
+    ///     setCookie: ["sid=abc123; Secure", "theme=dark"], for: URL(string: "http://example.com")!)
     /// print(result.stored.map(\.name))  // ["theme"]
     /// print(result.refused.map(\.reason) == [.secureFromInsecureRequest])  // true
-    /// print(result.refused[0])  // Set-Cookie #0 from example.com refused (Secure from a request that is not secure): sid=<redacted>; Secure
+    /// print(result.refused[0].field)  // sid=<redacted>; Secure
     /// ```
     public struct StoreResult: Sendable, Hashable, CustomStringConvertible {
         /// The cookies stored, in the order of their fields: added, replacing one with the same

@@ -190,7 +190,8 @@ public final class CookieJar: Sendable {
                 case .success(let cookie):
                     result.stored.append(insert(cookie, into: &store, now: now))
                 case .failure(let refused):
-                    result.refused.append(Refusal(index: index, value: value, host: request.host, reason: refused.reason))
+                    result.refused.append(
+                        Refusal(index: index, value: value, host: request.host, reason: refused.reason))
                 }
             }
             settle(&store, now: now)

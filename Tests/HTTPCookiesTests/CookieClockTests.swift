@@ -1,11 +1,11 @@
 import Foundation
 import Testing
 
+@testable import HTTPCookies
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-
-@testable import HTTPCookies
 
 /// Every time decision of a jar reads its clock: a jar on a clock in 2001 never sees 2026.
 @Suite("Cookie jar: one clock")

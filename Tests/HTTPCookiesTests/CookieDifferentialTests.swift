@@ -210,9 +210,10 @@ struct CookieDifferentialTests {
     /// The names of the cookies one field sends and the other does not (or with another value):
     /// a cause must be about one of them.
     static func differing(_ ours: String?, _ theirs: String?) -> Set<String> {
-        Set(Set(pairs(ours)).symmetricDifference(pairs(theirs)).map { pair in
-            pair.firstIndex(of: "=").map { String(pair[..<$0]) } ?? ""
-        })
+        Set(
+            Set(pairs(ours)).symmetricDifference(pairs(theirs)).map { pair in
+                pair.firstIndex(of: "=").map { String(pair[..<$0]) } ?? ""
+            })
     }
 
     /// The cookie name a `Set-Cookie` field sets (empty for a nameless cookie), as §5.6 reads it.

@@ -48,8 +48,11 @@ struct CookieStoringTests {
     @Test("a Domain the request host is not under is refused; a parent domain is kept for subdomains")
     func domainMatching() {
         let jar = jar
-        #expect(jar.store(setCookie: ["a=1; Domain=other.com"], for: Self.url("http://www.example.com/")).stored.count == 0)
-        #expect(jar.store(setCookie: ["b=2; Domain=example.com"], for: Self.url("http://www.example.com/")).stored.count == 1)
+        #expect(
+            jar.store(setCookie: ["a=1; Domain=other.com"], for: Self.url("http://www.example.com/")).stored.count == 0)
+        #expect(
+            jar.store(setCookie: ["b=2; Domain=example.com"], for: Self.url("http://www.example.com/")).stored.count
+                == 1)
         #expect(jar.cookieField(for: Self.url("http://api.example.com/")) == "b=2")
         #expect(jar.cookieField(for: Self.url("http://notexample.com/")) == nil)
     }

@@ -34,7 +34,9 @@ struct CookieLoopbackTests {
 
     @Test("addresses outside 127.0.0.0/8 and malformed ones are not loopback")
     func notLoopback() {
-        for host in ["128.0.0.1", "127.0.0", "127.0.0.1.1", "127.256.0.1", "127.0.0.1a", "::2", "::ffff:10.0.0.1", "127"] {
+        for host in [
+            "128.0.0.1", "127.0.0", "127.0.0.1.1", "127.256.0.1", "127.0.0.1a", "::2", "::ffff:10.0.0.1", "127",
+        ] {
             #expect(!CookieJar.isLoopback(host), "\(host)")
         }
     }
