@@ -68,7 +68,9 @@ public struct Cookie: Sendable, Hashable, CustomStringConvertible {
     ) {
         self.name = name
         self.value = value
-        self.domain = domain.lowercased()
+        // Lower-cased only when it has to be: most domains already are.
+        self.domain =
+            domain.utf8.contains(where: { $0 >= 0x80 || (0x41...0x5A).contains($0) }) ? domain.lowercased() : domain
         self.hostOnly = hostOnly
         self.path = path
         self.secure = secure

@@ -77,15 +77,18 @@ struct CookieBucket {
         indexed = false
         let identity = cookie.identity
         if let slot = slots[identity] {
-            if cookies[slot].secure { forgetSecure(cookies[slot].name) }
+            // The same name: the count of Secure cookies changes only with the flag.
+            if cookies[slot].secure != cookie.secure {
+                if cookie.secure { secureNames[cookie.name, default: 0] += 1 } else { forgetSecure(cookie.name) }
+            }
             cookies[slot] = cookie
             if oldest == slot { oldest = nil }
         } else {
             slots[identity] = cookies.count
             byDomain[cookie.domain, default: []].append(cookies.count)
             cookies.append(cookie)
+            if cookie.secure { secureNames[cookie.name, default: 0] += 1 }
         }
-        if cookie.secure { secureNames[cookie.name, default: 0] += 1 }
         if let expires = cookie.expires, expires < earliestExpiry { earliestExpiry = expires }
         // A new or replaced cookie was used now: the oldest, if known, stays the oldest.
     }

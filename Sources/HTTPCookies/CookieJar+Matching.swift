@@ -96,7 +96,7 @@ extension CookieJar {
     }
 
     /// Whether `text` starts with `prefix` (given in lower case), case-insensitively.
-    static func hasPrefix(_ text: Substring, _ prefix: String) -> Bool {
+    static func hasPrefix(_ text: some StringProtocol, _ prefix: String) -> Bool {
         text.utf8.count >= prefix.utf8.count && text.prefix(prefix.count).lowercased() == prefix
     }
 }

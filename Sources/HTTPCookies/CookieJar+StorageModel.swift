@@ -15,7 +15,7 @@ extension CookieJar {
         if parsed.name.isEmpty, Self.hasPrefix(parsed.value, "__secure-") || Self.hasPrefix(parsed.value, "__host-") {
             return .failure(RefusedField(.prefix))
         }
-        var cookie = Cookie(name: String(parsed.name), value: String(parsed.value), domain: request.host, created: now)
+        var cookie = Cookie(name: parsed.name, value: parsed.value, domain: request.host, created: now)
         // Step 6: Max-Age wins over Expires.
         cookie.expires = parsed.maxAge ?? parsed.expires
         // Steps 7 to 10: the domain.
@@ -38,7 +38,7 @@ extension CookieJar {
             cookie.domain = domainAttribute
         }
         // Step 11: the path.
-        cookie.path = parsed.path.map(String.init) ?? request.defaultPath
+        cookie.path = parsed.path ?? request.defaultPath
         // Steps 12 and 13: Secure only from a secure request.
         cookie.secure = parsed.secure
         if cookie.secure && !request.isSecure { return .failure(RefusedField(.secureFromInsecureRequest)) }
