@@ -58,39 +58,55 @@ struct CookieBucket {
 
     // MARK: Changes
 
-    /// The cookie with `identity`, if the bucket holds one.
-    func cookie(_ identity: Cookie.Identity) -> Cookie? {
-        slots[identity].map { cookies[$0] }
-    }
-
-    /// How many cookies of `domain` the bucket holds.
-    func count(ofDomain domain: String) -> Int { byDomain[domain]?.count ?? 0 }
-
     /// Whether the bucket holds a `Secure` cookie named `name` for which `isShadowed` is true.
     func containsSecure(named name: String, where isShadowed: (Cookie) -> Bool) -> Bool {
         guard secureNames[name] != nil else { return false }
         return cookies.contains { $0.secure && $0.name == name && isShadowed($0) }
     }
 
-    /// Puts `cookie` in the bucket, replacing the one with its identity if any.
-    mutating func put(_ cookie: Cookie) {
-        indexed = false
+    /// Stores `cookie` (RFC 6265bis §5.7 steps 22 and 23) with one lookup of its identity: in
+    /// place of the cookie with its identity, whose creation time it keeps, or else as a new
+    /// cookie, made at least a microsecond after `lastCreated` (which it then becomes), once its
+    /// domain has room under `limit` (``makeRoom(forDomain:limit:now:)``).
+    /// - Returns: The cookie as stored, and how many more cookies the bucket holds.
+    mutating func store(
+        _ cookie: Cookie, limit: Int, now: Date, lastCreated: inout Date
+    ) -> (stored: Cookie, added: Int) {
+        var cookie = cookie
         let identity = cookie.identity
         if let slot = slots[identity] {
-            // The same name: the count of Secure cookies changes only with the flag.
-            if cookies[slot].secure != cookie.secure {
-                if cookie.secure { secureNames[cookie.name, default: 0] += 1 } else { forgetSecure(cookie.name) }
-            }
-            cookies[slot] = cookie
-            if oldest == slot { oldest = nil }
-        } else {
-            slots[identity] = cookies.count
-            byDomain[cookie.domain, default: []].append(cookies.count)
-            cookies.append(cookie)
-            if cookie.secure { secureNames[cookie.name, default: 0] += 1 }
+            cookie.created = cookies[slot].created
+            replace(at: slot, with: cookie)
+            return (cookie, 0)
         }
+        if cookie.created <= lastCreated { cookie.created = lastCreated.addingTimeInterval(1e-6) }
+        lastCreated = cookie.created
+        let removed = makeRoom(forDomain: cookie.domain, limit: limit, now: now)
+        append(cookie, identity)
+        return (cookie, 1 - removed)
+    }
+
+    /// Puts `cookie` at `slot`, in place of a cookie with its identity.
+    private mutating func replace(at slot: Int, with cookie: Cookie) {
+        indexed = false
+        // The same name: the count of Secure cookies changes only with the flag.
+        if cookies[slot].secure != cookie.secure {
+            if cookie.secure { secureNames[cookie.name, default: 0] += 1 } else { forgetSecure(cookie.name) }
+        }
+        cookies[slot] = cookie
+        if oldest == slot { oldest = nil }
         if let expires = cookie.expires, expires < earliestExpiry { earliestExpiry = expires }
-        // A new or replaced cookie was used now: the oldest, if known, stays the oldest.
+    }
+
+    /// Adds `cookie`, whose identity the bucket does not hold.
+    private mutating func append(_ cookie: Cookie, _ identity: Cookie.Identity) {
+        indexed = false
+        slots[identity] = cookies.count
+        byDomain[cookie.domain, default: []].append(cookies.count)
+        cookies.append(cookie)
+        if cookie.secure { secureNames[cookie.name, default: 0] += 1 }
+        if let expires = cookie.expires, expires < earliestExpiry { earliestExpiry = expires }
+        // The newest cookie: the oldest, if known, stays the oldest.
     }
 
     /// Removes the cookie with `identity`; whether there was one.

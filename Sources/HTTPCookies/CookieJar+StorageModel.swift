@@ -81,46 +81,31 @@ extension CookieJar {
     /// Costs the same whatever the bucket holds: a lookup by identity, no scan (but of the
     /// domain's own cookies when it is full).
     /// - Returns: The cookie as stored (its creation time and last access set).
+    /// - Parameter key: The cookie's bucket (``bucketKey(_:)`` of its domain), when the caller
+    ///   knows it already.
+    /// - Returns: The cookie as stored (its creation time and last access set).
     @discardableResult
-    func insert(_ cookie: Cookie, into store: inout Store, now: Date) -> Cookie {
+    func insert(_ cookie: Cookie, into store: inout Store, now: Date, key: String? = nil) -> Cookie {
         var cookie = cookie
         cookie.lastAccessed = now
-        let key = Self.bucketKey(cookie.domain)
-        guard let slot = store.buckets.index(forKey: key) else {
-            guard !cookie.isExpired(at: now) else { return cookie }
-            stamp(&cookie, in: &store)
-            var bucket = CookieBucket()
-            bucket.put(cookie)
-            store.buckets[key] = bucket
-            store.count += 1
-            return cookie
-        }
+        let key = key ?? Self.bucketKey(cookie.domain)
         if cookie.isExpired(at: now) {
             // A deletion (`Max-Age=0`, an `Expires` in the past): the cookie replaces the old one
             // and is evicted at once (§5.7, the last step).
-            if store.buckets.values[slot].remove(cookie.identity) {
+            if let slot = store.buckets.index(forKey: key), store.buckets.values[slot].remove(cookie.identity) {
                 store.count -= 1
                 if store.buckets.values[slot].isEmpty { store.buckets.remove(at: slot) }
             }
             return cookie
         }
-        if let old = store.buckets.values[slot].cookie(cookie.identity) {
-            cookie.created = old.created
-        } else {
-            stamp(&cookie, in: &store)
-            store.count -= store.buckets.values[slot].makeRoom(
-                forDomain: cookie.domain, limit: limits.perDomain, now: now)
-            store.count += 1
-        }
-        store.buckets.values[slot].put(cookie)
-        return cookie
-    }
-
-    /// Makes a new cookie at least a microsecond younger than the jar's newest, so cookies stored
-    /// together keep their order (§5.8.3 sorts by creation time).
-    private func stamp(_ cookie: inout Cookie, in store: inout Store) {
-        if cookie.created <= store.lastCreated { cookie.created = store.lastCreated.addingTimeInterval(1e-6) }
-        store.lastCreated = cookie.created
+        // Cookies stored together keep their order: each new one is made at least a microsecond
+        // after the jar's newest (§5.8.3 sorts by creation time).
+        var lastCreated = store.lastCreated
+        let (stored, added) = store.buckets[key, default: CookieBucket()].store(
+            cookie, limit: limits.perDomain, now: now, lastCreated: &lastCreated)
+        store.lastCreated = lastCreated
+        store.count += added
+        return stored
     }
 
     /// Holds the jar to its total limit after insertions, in the order of §5.7's limits

@@ -178,6 +178,10 @@ public final class CookieJar: Sendable {
         }
         let now = clock()
         var result = StoreResult()
+        // Every cookie a response may set goes in its host's bucket: its domain is the host or a
+        // domain above it of two labels or more (a public suffix is refused), or for an IP
+        // address the address itself.
+        let key = Self.bucketKey(request.host)
         state.withLock { store in
             for (index, value) in values.enumerated() {
                 let made: Result<Cookie, RefusedField>
@@ -188,7 +192,7 @@ public final class CookieJar: Sendable {
                 }
                 switch made {
                 case .success(let cookie):
-                    result.stored.append(insert(cookie, into: &store, now: now))
+                    result.stored.append(insert(cookie, into: &store, now: now, key: key))
                 case .failure(let refused):
                     result.refused.append(
                         Refusal(index: index, value: value, host: request.host, reason: refused.reason))

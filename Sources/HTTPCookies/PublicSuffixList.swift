@@ -75,7 +75,14 @@ public struct PublicSuffixList: Sendable {
     /// - Returns: Whether it is a public suffix.
     public func isPublicSuffix(_ domain: String) -> Bool {
         let domain = Self.normalized(domain)
-        return !domain.isEmpty && publicSuffix(of: domain) == domain
+        guard !domain.isEmpty else { return false }
+        // ``publicSuffix(of:)`` of the domain is the domain itself exactly when no exception
+        // names it and a rule does, a wildcard covers it, or it is one label (the default
+        // rule): a shorter suffix would be found only after it. Two or three lookups.
+        if exceptions.contains(domain) { return false }
+        if rules.contains(domain) { return true }
+        guard let dot = domain.utf8.firstIndex(of: UInt8(ascii: ".")) else { return true }
+        return wildcards.contains(String(domain[domain.utf8.index(after: dot)...]))
     }
 
     /// The registrable domain of `host`: its public suffix and one label more

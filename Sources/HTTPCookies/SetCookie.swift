@@ -53,26 +53,30 @@ struct SetCookie: Equatable {
         // field is read with no string made but those the cookie keeps.
         var text = text
         var scan = Scan()
-        let parsed = text.withUTF8 { bytes -> (Failure?, name: String, value: String, path: String?, domain: String?, expires: Date?) in
-            if let failure = scan.read(bytes, now: now) { return (failure, "", "", nil, nil, nil) }
+        var (name, value, path, domain, expires) = ("", "", String?.none, String?.none, Date?.none)
+        let failure: Failure? = text.withUTF8 { bytes in
+            if let failure = scan.read(bytes, now: now) { return failure }
             func string(_ range: Range<Int>) -> String {
                 String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
             }
+            (name, value, path, domain) = (string(scan.name), string(scan.value), scan.path.map(string), scan.domain.map(string))
             // §5.6.1: the last Expires that parses; a date that does not leaves the attribute out.
-            let expires = scan.expires.reversed().lazy.compactMap {
-                CookieDate.parse(bytes: UnsafeBufferPointer(rebasing: bytes[$0]))
-            }.first
-            return (nil, string(scan.name), string(scan.value), scan.path.map(string), scan.domain.map(string), expires)
+            for range in scan.expires.reversed() {
+                guard let date = CookieDate.parse(bytes: UnsafeBufferPointer(rebasing: bytes[range])) else { continue }
+                expires = date
+                break
+            }
+            return nil
         }
-        if let failure = parsed.0 { throw failure }
-        (name, value, path) = (parsed.name, parsed.value, parsed.path)
+        if let failure { throw failure }
+        (self.name, self.value, self.path) = (name, value, path)
         maxAge = scan.maxAge
-        expires = parsed.expires.map { min($0, now.addingTimeInterval(Self.ageLimit)) }
+        self.expires = expires.map { min($0, now.addingTimeInterval(Self.ageLimit)) }
         secure = scan.secure
         httpOnly = scan.httpOnly
         sameSite = scan.sameSite
         // Lower-cased only when it has to be: most domains already are.
-        domain = parsed.domain.map { domain in
+        self.domain = domain.map { domain in
             domain.utf8.contains(where: { $0 >= 0x80 || (0x41...0x5A).contains($0) }) ? domain.lowercased() : domain
         }
     }
