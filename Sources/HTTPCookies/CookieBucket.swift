@@ -5,16 +5,15 @@ import Foundation
 /// an index in send order (RFC 6265bis §5.8.3: longer paths first, then older cookies first) made
 /// of plain values that a request scans with no reference counting.
 ///
-/// The cookies lie in no order: a cookie is found by its identity through ``slots``, a domain's
-/// through ``byDomain``, and a removal moves the last cookie into the gap. The index is remade
+/// The cookies lie in no order: a domain's cookies are found through ``byDomain`` (a cookie by
+/// its identity among its domain's, at most ``CookieJar/Limits/perDomain`` of them), and a
+/// removal moves the last cookie into the gap. The index is remade
 /// whole by the first request after a change (a response's `Set-Cookie` fields, an eviction, an
 /// import of thousands): changes are rare beside the requests that read it, and a batch of them
 /// costs one remake.
 struct CookieBucket {
     /// The cookies, in no order.
     private(set) var cookies: [Cookie] = []
-    /// Where each cookie lies in ``cookies``, by identity (RFC 6265bis §5.7 step 22).
-    private var slots: [Cookie.Identity: Int] = [:]
     /// Where each domain's cookies lie in ``cookies``: its count for the domain's limit, and the
     /// cookies an eviction chooses from.
     private var byDomain: [String: [Int]] = [:]
@@ -70,19 +69,18 @@ struct CookieBucket {
     /// domain has room under `limit` (``makeRoom(forDomain:limit:now:)``).
     /// - Returns: The cookie as stored, and how many more cookies the bucket holds.
     mutating func store(
-        _ cookie: Cookie, limit: Int, now: Date, lastCreated: inout Date
+        _ cookie: consuming Cookie, limit: Int, now: Date, lastCreated: inout Date
     ) -> (stored: Cookie, added: Int) {
-        var cookie = cookie
-        let identity = cookie.identity
-        if let slot = slots[identity] {
+        let positions = byDomain[cookie.domain]
+        if let slot = positions.flatMap({ slot(of: cookie, among: $0) }) {
             cookie.created = cookies[slot].created
             replace(at: slot, with: cookie)
             return (cookie, 0)
         }
         if cookie.created <= lastCreated { cookie.created = lastCreated.addingTimeInterval(1e-6) }
         lastCreated = cookie.created
-        let removed = makeRoom(forDomain: cookie.domain, limit: limit, now: now)
-        append(cookie, identity)
+        let removed = (positions?.count ?? 0) >= limit ? makeRoom(forDomain: cookie.domain, limit: limit, now: now) : 0
+        append(cookie)
         return (cookie, 1 - removed)
     }
 
@@ -98,10 +96,21 @@ struct CookieBucket {
         if let expires = cookie.expires, expires < earliestExpiry { earliestExpiry = expires }
     }
 
+    /// The position of the cookie with `cookie`'s identity (name, domain, host-only flag and
+    /// path, RFC 6265bis §5.7 step 22) among `positions`, its domain's.
+    private func slot(of cookie: Cookie, among positions: [Int]) -> Int? {
+        // Compared in place: no copy of a cookie, nothing retained.
+        cookies.withUnsafeBufferPointer { cookies in
+            positions.first { slot in
+                cookies[slot].hostOnly == cookie.hostOnly && cookies[slot].name == cookie.name
+                    && cookies[slot].path == cookie.path
+            }
+        }
+    }
+
     /// Adds `cookie`, whose identity the bucket does not hold.
-    private mutating func append(_ cookie: Cookie, _ identity: Cookie.Identity) {
+    private mutating func append(_ cookie: Cookie) {
         indexed = false
-        slots[identity] = cookies.count
         byDomain[cookie.domain, default: []].append(cookies.count)
         cookies.append(cookie)
         if cookie.secure { secureNames[cookie.name, default: 0] += 1 }
@@ -109,10 +118,12 @@ struct CookieBucket {
         // The newest cookie: the oldest, if known, stays the oldest.
     }
 
-    /// Removes the cookie with `identity`; whether there was one.
+    /// Removes the cookie with `cookie`'s identity; whether there was one.
     @discardableResult
-    mutating func remove(_ identity: Cookie.Identity) -> Bool {
-        guard let slot = slots[identity] else { return false }
+    mutating func remove(_ cookie: Cookie) -> Bool {
+        guard let positions = byDomain[cookie.domain], let slot = slot(of: cookie, among: positions) else {
+            return false
+        }
         remove(at: slot)
         return true
     }
@@ -122,7 +133,6 @@ struct CookieBucket {
         indexed = false
         oldest = nil
         let gone = cookies[slot]
-        slots[gone.identity] = nil
         if gone.secure { forgetSecure(gone.name) }
         let last = cookies.count - 1
         byDomain[gone.domain]?.removeAll { $0 == slot }
@@ -130,7 +140,6 @@ struct CookieBucket {
         if slot != last {
             let moved = cookies[last]
             cookies[slot] = moved
-            slots[moved.identity] = slot
             if let index = byDomain[moved.domain]?.firstIndex(of: last) { byDomain[moved.domain]?[index] = slot }
         }
         cookies.removeLast()
@@ -171,13 +180,12 @@ struct CookieBucket {
     /// recently used cookie that is not `Secure`, or else its least recently used. Returns how
     /// many cookies went.
     mutating func makeRoom(forDomain domain: String, limit: Int, now: Date) -> Int {
-        guard let positions = byDomain[domain], positions.count >= limit else { return 0 }
+        guard let count = byDomain[domain]?.count, count >= limit else { return 0 }
         var removed = 0
-        let expired = positions.filter { cookies[$0].isExpired(at: now) }
-        if !expired.isEmpty {
-            let identities = Set(expired.map { cookies[$0].identity })
-            for identity in identities { remove(identity) }
-            removed += identities.count
+        // A removal moves the last cookie: look again after each.
+        while let expired = byDomain[domain]?.first(where: { cookies[$0].isExpired(at: now) }) {
+            remove(at: expired)
+            removed += 1
         }
         while let positions = byDomain[domain], positions.count >= limit {
             let insecure = positions.filter { !cookies[$0].secure }

@@ -16,13 +16,32 @@ extension CookieJar {
     /// the request's host or a domain above it, never a public suffix, so the cookies a request
     /// may get are all in its host's bucket.
     static func bucketKey(_ domain: String) -> String {
+        // One pass from the end, over the bytes: the last two dots, and whether the domain is an
+        // IP address (digits and dots, or a colon), which is one bucket of its own.
+        var domain = domain
+        let start: Int? = domain.withUTF8 { bytes in
+            var dots = 0
+            var numeric = true
+            var index = bytes.count
+            var start: Int?
+            while index > 0 {
+                index -= 1
+                let byte = bytes[index]
+                if byte == UInt8(ascii: ":") { return nil }
+                if byte == UInt8(ascii: ".") {
+                    dots += 1
+                    if dots == 2, start == nil { start = index + 1 }
+                } else if !(0x30...0x39).contains(byte) {
+                    numeric = false
+                }
+                // Past the second dot only the address question is open.
+                if start != nil, !numeric { return start }
+            }
+            return numeric ? nil : start
+        }
+        guard let start else { return domain }
         let utf8 = domain.utf8
-        guard let last = utf8.lastIndex(of: UInt8(ascii: ".")),
-            let second = utf8[..<last].lastIndex(of: UInt8(ascii: "."))
-        else { return domain }
-        // An IP address is one bucket of its own.
-        if isIPAddress(domain) { return domain }
-        return String(domain[domain.index(after: second)...])
+        return String(domain[utf8.index(utf8.startIndex, offsetBy: start)...])
     }
 
     /// Whether `first` is sent before `second` (§5.8.3 step 2): a longer path first, then the

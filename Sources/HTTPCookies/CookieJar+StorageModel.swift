@@ -15,7 +15,9 @@ extension CookieJar {
         if parsed.name.isEmpty, Self.hasPrefix(parsed.value, "__secure-") || Self.hasPrefix(parsed.value, "__host-") {
             return .failure(RefusedField(.prefix))
         }
-        var cookie = Cookie(name: parsed.name, value: parsed.value, domain: request.host, created: now)
+        // The host is lower-cased already: set after the initializer, which would look again.
+        var cookie = Cookie(name: parsed.name, value: parsed.value, domain: "", created: now)
+        cookie.domain = request.host
         // Step 6: Max-Age wins over Expires.
         cookie.expires = parsed.maxAge ?? parsed.expires
         // Steps 7 to 10: the domain.
@@ -85,14 +87,13 @@ extension CookieJar {
     ///   knows it already.
     /// - Returns: The cookie as stored (its creation time and last access set).
     @discardableResult
-    func insert(_ cookie: Cookie, into store: inout Store, now: Date, key: String? = nil) -> Cookie {
-        var cookie = cookie
+    func insert(_ cookie: consuming Cookie, into store: inout Store, now: Date, key: String? = nil) -> Cookie {
         cookie.lastAccessed = now
         let key = key ?? Self.bucketKey(cookie.domain)
         if cookie.isExpired(at: now) {
             // A deletion (`Max-Age=0`, an `Expires` in the past): the cookie replaces the old one
             // and is evicted at once (§5.7, the last step).
-            if let slot = store.buckets.index(forKey: key), store.buckets.values[slot].remove(cookie.identity) {
+            if let slot = store.buckets.index(forKey: key), store.buckets.values[slot].remove(cookie) {
                 store.count -= 1
                 if store.buckets.values[slot].isEmpty { store.buckets.remove(at: slot) }
             }
@@ -135,7 +136,7 @@ extension CookieJar {
                 if victim.map({ oldest.lastAccessed < $0.cookie.lastAccessed }) ?? true { victim = (slot, oldest) }
             }
             guard let victim else { break }
-            store.buckets.values[victim.slot].remove(victim.cookie.identity)
+            store.buckets.values[victim.slot].remove(victim.cookie)
             store.count -= 1
             if store.buckets.values[victim.slot].isEmpty { store.buckets.remove(at: victim.slot) }
         }

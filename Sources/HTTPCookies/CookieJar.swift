@@ -178,6 +178,7 @@ public final class CookieJar: Sendable {
         }
         let now = clock()
         var result = StoreResult()
+        result.stored.reserveCapacity(values.count)
         // Every cookie a response may set goes in its host's bucket: its domain is the host or a
         // domain above it of two labels or more (a public suffix is refused), or for an IP
         // address the address itself.
