@@ -47,17 +47,19 @@ struct CookieEvictionTests {
     func expiredCookiesGoFirst() {
         let clock = TestClock()
         let jar = CookieJar(clock: { clock.read() })
-        jar.store(setCookie: ["old=1; Max-Age=10"], for: Self.plainSite)
-        clock.advance(20)
-        // No request has met the expired cookie: it is still in the jar.
-        #expect(jar.count == 1)
-        for index in 0..<50 {
+        for index in 0..<49 {
             jar.store(setCookie: ["c\(index)=1"], for: Self.plainSite)
             clock.advance(1)
         }
+        // The most recently used cookie, then expired: the least recently used is a live one.
+        jar.store(setCookie: ["old=1; Max-Age=10"], for: Self.plainSite)
+        clock.advance(20)
+        // No request has met the expired cookie: it is still in the jar.
+        #expect(jar.count == 50)
+        jar.store(setCookie: ["c49=1"], for: Self.plainSite)
         let sent = jar.cookieField(for: Self.plainSite)?.components(separatedBy: "; ") ?? []
         #expect(sent.count == 50)
-        #expect(sent.first == "c0=1")
+        #expect(sent.first == "c0=1" && sent.last == "c49=1")
     }
 
     @Test("past the total, expired cookies go before the least recently used live one")
