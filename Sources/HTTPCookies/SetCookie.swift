@@ -59,7 +59,9 @@ struct SetCookie: Equatable {
             func string(_ range: Range<Int>) -> String {
                 String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
             }
-            (name, value, path, domain) = (string(scan.name), string(scan.value), scan.path.map(string), scan.domain.map(string))
+            (name, value, path, domain) = (
+                string(scan.name), string(scan.value), scan.path.map(string), scan.domain.map(string)
+            )
             // §5.6.1: the last Expires that parses; a date that does not leaves the attribute out.
             for range in scan.expires.reversed() {
                 guard let date = CookieDate.parse(bytes: UnsafeBufferPointer(rebasing: bytes[range])) else { continue }
