@@ -68,7 +68,9 @@ public struct Cookie: Sendable, Hashable, CustomStringConvertible {
     ) {
         self.name = name
         self.value = value
-        self.domain = domain.lowercased()
+        // Lower-cased only when it has to be: most domains already are.
+        self.domain =
+            domain.utf8.contains(where: { $0 >= 0x80 || (0x41...0x5A).contains($0) }) ? domain.lowercased() : domain
         self.hostOnly = hostOnly
         self.path = path
         self.secure = secure
@@ -100,14 +102,4 @@ public struct Cookie: Sendable, Hashable, CustomStringConvertible {
         return parts.joined(separator: "; ")
     }
 
-    /// The cookie's identity in a jar: name, domain, host-only flag and path (RFC 6265bis §5.7,
-    /// step 22: a cookie with the same identity replaces it).
-    var identity: Identity { Identity(name: name, domain: domain, hostOnly: hostOnly, path: path) }
-
-    struct Identity: Hashable {
-        let name: String
-        let domain: String
-        let hostOnly: Bool
-        let path: String
-    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 
 /// The cookie-date algorithm of RFC 6265bis §5.1.1: the lenient date syntax of `Expires`,
 /// which servers write in every format (`Wed, 09 Jun 2021 10:18:14 GMT`,
@@ -7,11 +8,27 @@ enum CookieDate {
     /// The date `text` means, or `nil` when it is not a cookie-date (a missing or out-of-range
     /// part, a day the month does not have, a year before 1601).
     static func parse(_ text: Substring) -> Date? {
+        if let parsed = text.utf8.withContiguousStorageIfAvailable({ parse(bytes: $0) }) { return parsed }
+        return Array(text.utf8).withUnsafeBufferPointer { parse(bytes: $0) }
+    }
+
+    /// The date `bytes` mean: read by offsets, with no token copied.
+    static func parse(bytes: UnsafeBufferPointer<UInt8>) -> Date? {
         var time: (hour: Int, minute: Int, second: Int)?
         var day: Int?
         var month: Int?
         var year: Int?
-        for token in tokens(text) {
+        var start = 0
+        while start < bytes.count {
+            // The tokens between delimiters: %x09 / %x20-2F / %x3B-40 / %x5B-60 / %x7B-7E.
+            guard !isDelimiter(bytes[start]) else {
+                start += 1
+                continue
+            }
+            var end = start + 1
+            while end < bytes.count, !isDelimiter(bytes[end]) { end += 1 }
+            let token = UnsafeBufferPointer(rebasing: bytes[start..<end])
+            start = end
             // §5.1.1 step 2: each token is tried as a time, a day of month, a month and a year,
             // in that order, and taken by the first of those not yet found that it matches.
             if time == nil, let found = Self.time(token) {
@@ -32,63 +49,74 @@ enum CookieDate {
             return nil
         }
         // Step 6: a day the month does not have fails.
-        var components = DateComponents()
-        (components.year, components.month, components.day) = (year, month, day)
-        (components.hour, components.minute, components.second) = (time.hour, time.minute, time.second)
-        guard let date = calendar.date(from: components) else { return nil }
-        let check = calendar.dateComponents([.year, .month, .day], from: date)
-        guard check.year == year, check.month == month, check.day == day else { return nil }
-        return date
+        guard Int64(day) <= CivilDate.daysIn(month: Int64(month), year: Int64(year)) else { return nil }
+        let days = CivilDate.days(fromCivil: Int64(year), Int64(month), Int64(day))
+        let seconds = days * 86_400 + Int64(time.hour * 3600 + time.minute * 60 + time.second)
+        return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
 
-    private static let calendar: Calendar = {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        return calendar
-    }()
-
-    /// The tokens between delimiters: %x09 / %x20-2F / %x3B-40 / %x5B-60 / %x7B-7E.
-    private static func tokens(_ text: Substring) -> [Substring.UTF8View.SubSequence] {
-        text.utf8.split { byte in
-            byte == 0x09 || (0x20...0x2F).contains(byte) || (0x3B...0x40).contains(byte)
-                || (0x5B...0x60).contains(byte) || (0x7B...0x7E).contains(byte)
-        }
+    private static func isDelimiter(_ byte: UInt8) -> Bool {
+        byte == 0x09 || (0x20...0x2F).contains(byte) || (0x3B...0x40).contains(byte) || (0x5B...0x60).contains(byte)
+            || (0x7B...0x7E).contains(byte)
     }
 
     private static func isDigit(_ byte: UInt8) -> Bool { (0x30...0x39).contains(byte) }
 
+    /// How many digits `token` starts with, from `start`.
+    private static func digits(_ token: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        var end = start
+        while end < token.count, isDigit(token[end]) { end += 1 }
+        return end - start
+    }
+
+    /// The value of `count` digits of `token` from `start`.
+    private static func value(_ token: UnsafeBufferPointer<UInt8>, from start: Int, count: Int) -> Int {
+        token[start..<(start + count)].reduce(0) { $0 * 10 + Int($1 - 0x30) }
+    }
+
     /// `digits` digits, then anything but a digit: the value of the digits.
-    private static func number(_ token: Substring.UTF8View.SubSequence, digits: ClosedRange<Int>) -> Int? {
-        let leading = token.prefix(while: isDigit)
-        guard digits.contains(leading.count) else { return nil }
-        return leading.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+    private static func number(_ token: UnsafeBufferPointer<UInt8>, digits range: ClosedRange<Int>) -> Int? {
+        let count = digits(token, from: 0)
+        guard range.contains(count) else { return nil }
+        return value(token, from: 0, count: count)
     }
 
     /// hms-time: 1*2DIGIT ":" 1*2DIGIT ":" 1*2DIGIT, then anything but a digit.
-    private static func time(_ token: Substring.UTF8View.SubSequence) -> (hour: Int, minute: Int, second: Int)? {
-        var rest = token[...]
-        var parts: [Int] = []
+    private static func time(_ token: UnsafeBufferPointer<UInt8>) -> (hour: Int, minute: Int, second: Int)? {
+        var at = 0
+        var parts = (0, 0, 0)
         for index in 0..<3 {
-            let digits = rest.prefix(while: isDigit)
-            guard (1...2).contains(digits.count) else { return nil }
-            parts.append(digits.reduce(0) { $0 * 10 + Int($1 - 0x30) })
-            rest = rest.dropFirst(digits.count)
+            let count = digits(token, from: at)
+            guard (1...2).contains(count) else { return nil }
+            let part = value(token, from: at, count: count)
+            switch index {
+            case 0: parts.0 = part
+            case 1: parts.1 = part
+            default: parts.2 = part
+            }
+            at += count
             if index < 2 {
-                guard rest.first == UInt8(ascii: ":") else { return nil }
-                rest = rest.dropFirst()
+                guard at < token.count, token[at] == UInt8(ascii: ":") else { return nil }
+                at += 1
             }
         }
-        if let next = rest.first, isDigit(next) { return nil }
-        return (parts[0], parts[1], parts[2])
+        if at < token.count, isDigit(token[at]) { return nil }
+        return parts
     }
 
     /// A month: the token's first three characters, case-insensitively.
-    private static func month(_ token: Substring.UTF8View.SubSequence) -> Int? {
+    private static func month(_ token: UnsafeBufferPointer<UInt8>) -> Int? {
         guard token.count >= 3 else { return nil }
-        let name = String(decoding: token.prefix(3), as: UTF8.self).lowercased()
-        guard let index = months.firstIndex(of: name) else { return nil }
+        let lower = { (byte: UInt8) -> UInt8 in (0x41...0x5A).contains(byte) ? byte | 0x20 : byte }
+        let (first, second, third) = (lower(token[0]), lower(token[1]), lower(token[2]))
+        guard let index = months.firstIndex(where: { $0 == (first, second, third) }) else { return nil }
         return index + 1
     }
 
-    private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+    private static let months: [(UInt8, UInt8, UInt8)] = [
+        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+    ].map { name in
+        let bytes = Array(name.utf8)
+        return (bytes[0], bytes[1], bytes[2])
+    }
 }

@@ -69,7 +69,7 @@ extension CookieJar {
                 Cookie(
                     name: String(fields[5]), value: fields.count == 7 ? String(fields[6]) : "", domain: domain,
                     hostOnly: hostOnly, path: String(fields[2]), secure: fields[3].uppercased() == "TRUE",
-                    httpOnly: httpOnly, expires: expires))
+                    httpOnly: httpOnly, expires: expires, created: now))
         }
         for cookie in cookies { insert(cookie) }
         return cookies.count
@@ -93,7 +93,8 @@ extension CookieJar {
                 Cookie(
                     name: cookie.name, value: cookie.value, domain: String(cookie.domain.drop { $0 == "." }),
                     hostOnly: hostOnly, path: cookie.path.isEmpty ? "/" : cookie.path, secure: cookie.isSecure,
-                    httpOnly: cookie.isHTTPOnly, expires: cookie.isSessionOnly ? nil : cookie.expiresDate))
+                    httpOnly: cookie.isHTTPOnly, expires: cookie.isSessionOnly ? nil : cookie.expiresDate,
+                    created: now))
             added += 1
         }
         return added

@@ -54,17 +54,19 @@ public struct PublicSuffixList: Sendable {
     public func publicSuffix(of host: String) -> String? {
         let host = Self.normalized(host)
         guard !host.isEmpty else { return nil }
-        let labels = host.split(separator: ".", omittingEmptySubsequences: false)
-        // Every suffix of the host, longest first: the first that a rule matches wins.
-        for start in labels.indices {
-            let candidate = labels[start...].joined(separator: ".")
-            if exceptions.contains(candidate) { return labels[(start + 1)...].joined(separator: ".") }
+        // Every suffix of the host, longest first (each a slice of it, no labels joined): the
+        // first that a rule matches wins.
+        let bytes = host.utf8
+        var start = bytes.startIndex
+        while true {
+            let next = bytes[start...].firstIndex(of: UInt8(ascii: ".")).map { bytes.index(after: $0) }
+            let candidate = String(host[start...])
+            if exceptions.contains(candidate) { return next.map { String(host[$0...]) } ?? "" }
             if rules.contains(candidate) { return candidate }
-            if start + 1 < labels.endIndex, wildcards.contains(labels[(start + 1)...].joined(separator: ".")) {
-                return candidate
-            }
+            guard let next else { return candidate }  // the last label: the default rule, `*`
+            if wildcards.contains(String(host[next...])) { return candidate }
+            start = next
         }
-        return labels.last.map(String.init)
     }
 
     /// Whether `domain` is a public suffix itself (`com`, `co.uk`): no cookie may name it as
@@ -73,7 +75,14 @@ public struct PublicSuffixList: Sendable {
     /// - Returns: Whether it is a public suffix.
     public func isPublicSuffix(_ domain: String) -> Bool {
         let domain = Self.normalized(domain)
-        return !domain.isEmpty && publicSuffix(of: domain) == domain
+        guard !domain.isEmpty else { return false }
+        // ``publicSuffix(of:)`` of the domain is the domain itself exactly when no exception
+        // names it and a rule does, a wildcard covers it, or it is one label (the default
+        // rule): a shorter suffix would be found only after it. Two or three lookups.
+        if exceptions.contains(domain) { return false }
+        if rules.contains(domain) { return true }
+        guard let dot = domain.utf8.firstIndex(of: UInt8(ascii: ".")) else { return true }
+        return wildcards.contains(String(domain[domain.utf8.index(after: dot)...]))
     }
 
     /// The registrable domain of `host`: its public suffix and one label more
@@ -89,7 +98,8 @@ public struct PublicSuffixList: Sendable {
     }
 
     private static func normalized(_ host: String) -> String {
-        var host = host.lowercased()
+        // Lower-cased only when it has to be: most hosts already are.
+        var host = host.utf8.contains(where: { $0 >= 0x80 || (0x41...0x5A).contains($0) }) ? host.lowercased() : host
         if host.hasSuffix(".") { host.removeLast() }
         return host
     }

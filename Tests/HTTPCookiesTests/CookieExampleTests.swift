@@ -1,6 +1,7 @@
 import Foundation
 import HTTPClient
 import HTTPCore
+import Synchronization
 import TestSupport
 import Testing
 
@@ -36,6 +37,33 @@ struct CookieExampleTests {
         #expect(printed == ["session=abc123", "none"])
     }
 
+    @Test("CookieJar.store(setCookie:for:)")
+    func storeResult() {
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let jar = CookieJar()
+        let result = jar.store(setCookie: ["a=1; Domain=com"], for: URL(string: "https://example.com/")!)
+        print(result.refused.first?.reason == .publicSuffixDomain)  // true
+
+        #expect(printed == ["true"])
+    }
+
+    @Test("CookieJar.StoreResult")
+    func storeResultType() {
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let jar = CookieJar()
+        let result = jar.store(
+            setCookie: ["sid=abc123; Secure", "theme=dark"], for: URL(string: "http://example.com")!)
+        print(result.stored.map(\.name))  // ["theme"]
+        print(result.refused.map(\.reason) == [.secureFromInsecureRequest])  // true
+        print(result.refused[0].field)  // sid=<redacted>; Secure
+
+        #expect(printed == ["[\"theme\"]", "true", "sid=<redacted>; Secure"])
+    }
+
     @Test("PublicSuffixList")
     func publicSuffixList() {
         var printed: [String] = []
@@ -58,7 +86,7 @@ struct CookieGuideTests {
     func everySnippetIsHere() throws {
         let tests = try SnippetSource.read("Tests/HTTPCookiesTests/CookieExampleTests.swift")
         let blocks = SnippetSource.markdownBlocks(try SnippetSource.read("Docs/HTTPCookies.md"))
-        #expect(blocks.count == 3)
+        #expect(blocks.count == 6)
         for block in blocks {
             #expect(SnippetSource.contains(block, in: tests), "snippet of Docs/HTTPCookies.md is not tested:\n\(block)")
         }
@@ -77,6 +105,54 @@ struct CookieGuideTests {
         print(jar.allCookies.map(\.name))  // ["session"]
 
         #expect(printed == ["true", "[\"session\"]"])
+    }
+
+    @Test("why a cookie was refused")
+    func refusals() {
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let jar = CookieJar()
+        let result = jar.store(
+            setCookie: ["sid=abc123; Domain=example.org", "theme=dark"], for: URL(string: "https://example.com/")!)
+        print(result.stored.map(\.name), result.refused.map(\.reason.code))  // ["theme"] ["domain-mismatch"]
+        for refusal in result.refused { print(refusal.field) }  // sid=<redacted>; Domain=example.org
+        print(result.refused[0].reason)  // a Domain the request's host is not in
+
+        #expect(
+            printed == [
+                "[\"theme\"] [\"domain-mismatch\"]", "sid=<redacted>; Domain=example.org",
+                "a Domain the request's host is not in",
+            ])
+    }
+
+    @Test("loopback and IP addresses")
+    func loopback() {
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let local = CookieJar(treatsLoopbackAsSecure: false)
+        let plain = local.store(setCookie: ["a=1; Secure"], for: URL(string: "http://127.0.0.1:8080/")!)
+        print(plain.refused.map(\.reason) == [.secureFromInsecureRequest])  // true
+        let ip = CookieJar()
+        ip.store(setCookie: ["n=1; Domain=127.0.0.1", "n=2"], for: URL(string: "http://127.0.0.1/")!)
+        print(ip.cookieField(for: URL(string: "http://127.0.0.1/")!) ?? "none")  // n=2
+
+        #expect(printed == ["true", "n=2"])
+    }
+
+    @Test("time")
+    func time() {
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let now = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+        let replay = CookieJar(clock: { now.withLock { $0 } })
+        replay.store(setCookie: ["token=t1; Max-Age=60"], for: URL(string: "https://example.com/")!)
+        now.withLock { $0 += 61 }
+        print(replay.cookieField(for: URL(string: "https://example.com/")!) ?? "none")  // none
+
+        #expect(printed == ["none"])
     }
 
     @Test("keeping cookies across launches")
