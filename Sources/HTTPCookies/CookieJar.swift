@@ -335,4 +335,13 @@ extension CookieJar: CookieStore {
     public func storeCookies(from response: HTTPResponse, for url: URL) {
         store(response, for: url)
     }
+
+    /// Stores the cookies `response` sets and returns the fields refused (``store(_:for:)``).
+    /// - Parameters:
+    ///   - response: The response head.
+    ///   - url: The URL of the request it answered.
+    /// - Returns: The fields refused, each with its reason, values redacted.
+    public func storeCookiesReportingRefusals(from response: HTTPResponse, for url: URL) -> [CookieRefusal] {
+        store(response, for: url).refused
+    }
 }

@@ -105,3 +105,63 @@ struct StubCookieTests {
         #expect(stub.requests.map { $0.headerFields[.cookie] } == [nil, "token=xyz"])
     }
 }
+
+/// Collects a client's events.
+private final class EventLog: ClientObserver, @unchecked Sendable {
+    // Invariant: `list` is only touched under `lock`.
+    private let lock = NSLock()
+    private var list: [ClientEvent] = []
+
+    func receive(_ event: ClientEvent) async { lock.withLock { list.append(event) } }
+
+    /// The events once `count` calls have finished (observers are told a moment later).
+    func after(calls count: Int) async throws -> [ClientEvent] {
+        for _ in 0..<500 {
+            let seen = lock.withLock { list }
+            if seen.filter({ if case .finished = $0.kind { true } else { false } }).count >= count { return seen }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        Issue.record("the calls' finished events did not arrive")
+        return lock.withLock { list }
+    }
+}
+
+@Suite("A client reports the cookies its jar refuses")
+struct CookieRefusalEventTests {
+    @Test("a refused Set-Cookie reaches the observers with its reason and its value redacted; a stored one does not")
+    func refusedReported() async throws {
+        var head = HTTPResponse(status: .ok)
+        head.headerFields = try HTTPFields([
+            HTTPField(name: .setCookie, value: "sid=SECRET-session; Secure; Path=/"),
+            HTTPField(name: .setCookie, value: "theme=dark; Path=/"),
+        ])
+        let stub = StubTransport(fallback: .status(.ok))
+        stub.enqueue(.response(head), .response(head))
+        let log = EventLog()
+        let url = URL(string: "http://shop.example.com")!
+        let client = Client(baseURL: url, transport: stub, observers: [log], cookies: CookieJar())
+        try await client.send(.post("login"))
+        let events = try await log.after(calls: 1)
+        let refused = events.compactMap { event -> (URL, [CookieRefusal], Int)? in
+            if case .cookiesRefused(let url, let refusals, let attempt) = event.kind { return (url, refusals, attempt) }
+            return nil
+        }
+        #expect(refused.count == 1)
+        let (from, refusals, attempt) = try #require(refused.first)
+        #expect(from.absoluteString == "http://shop.example.com/login" && attempt == 1)
+        #expect(refusals.map(\.reason) == [.secureFromInsecureRequest])
+        #expect(refusals.first?.name == "sid" && refusals.first?.index == 0)
+        let shown = events.map(\.description).joined(separator: "\n")
+        #expect(shown.contains("sid=<redacted>; Secure; Path=/") && !shown.contains("SECRET-session"), "\(shown)")
+
+        // Over https both are kept: nothing is reported.
+        stub.enqueue(.response(head))
+        let secureLog = EventLog()
+        let secure = Client(
+            baseURL: URL(string: "https://shop.example.com")!, transport: stub, observers: [secureLog],
+            cookies: CookieJar())
+        try await secure.send(.post("login"))
+        let kept = try await secureLog.after(calls: 1)
+        #expect(!kept.contains { if case .cookiesRefused = $0.kind { true } else { false } })
+    }
+}

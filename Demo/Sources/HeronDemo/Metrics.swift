@@ -52,7 +52,7 @@ actor Metrics {
             case .retryScheduled: retries += 1
             case .transportError: failedAttempts += 1
             case .finished: calls += 1
-            case .prepared, .redirected, .queued, .reconnecting: break
+            case .prepared, .redirected, .queued, .reconnecting, .cookiesRefused: break
             }
         }
         return

@@ -622,7 +622,10 @@ extension Client {
                 error.followedRedirect = true
                 throw error
             }
-            cookies?.storeCookies(from: response.head, for: current.url)
+            if let cookies {
+                Self.storeCookies(
+                    of: response.head, for: current.url, in: cookies, batch: &batch, events: events, attempt: attempt)
+            }
             if response.waited > .zero {
                 queued += response.waited
                 if events.hub != nil {
@@ -651,6 +654,21 @@ extension Client {
             }
             current = next
         }
+    }
+
+    /// Hands a response's `Set-Cookie` fields to the cookie store; when an observer listens, a
+    /// refusal of any is reported in `batch`. Not inlined: the redirect loop stays small.
+    @inline(never)
+    private static func storeCookies(
+        of head: HTTPResponse, for url: URL, in store: any CookieStore, batch: inout EventBatch,
+        events: EventEmitter, attempt: Int
+    ) {
+        guard events.hub != nil else {
+            store.storeCookies(from: head, for: url)
+            return
+        }
+        let refusals = store.storeCookiesReportingRefusals(from: head, for: url)
+        if !refusals.isEmpty { batch.append(events.event(.cookiesRefused(url, refusals: refusals, attempt: attempt))) }
     }
 
     /// `duration`, unless it is none or beyond a century (no limit, and one that would

@@ -19,6 +19,30 @@ public protocol CookieStore: Sendable {
     ///   - response: A response head, with its `Set-Cookie` fields.
     ///   - url: The URL of the request it answers.
     func storeCookies(from response: HTTPResponse, for url: URL)
+
+    /// Takes the cookies `response` sets, as ``storeCookies(from:for:)`` does, and returns the
+    /// `Set-Cookie` fields it refused, each with its reason: what the client reports to its
+    /// observers as ``ClientEvent/Kind/cookiesRefused(_:refusals:attempt:)``.
+    ///
+    /// The default stores with ``storeCookies(from:for:)`` and reports nothing; HTTPCookies'
+    /// `CookieJar` reports every refusal.
+    /// - Parameters:
+    ///   - response: A response head, with its `Set-Cookie` fields.
+    ///   - url: The URL of the request it answers.
+    /// - Returns: The fields refused, in the order received; empty when all were stored.
+    func storeCookiesReportingRefusals(from response: HTTPResponse, for url: URL) -> [CookieRefusal]
+}
+
+extension CookieStore {
+    /// Stores with ``storeCookies(from:for:)`` and reports no refusal.
+    /// - Parameters:
+    ///   - response: A response head.
+    ///   - url: The URL of the request it answers.
+    /// - Returns: No refusal.
+    public func storeCookiesReportingRefusals(from response: HTTPResponse, for url: URL) -> [CookieRefusal] {
+        storeCookies(from: response, for: url)
+        return []
+    }
 }
 
 extension HTTPRequest {

@@ -16,6 +16,10 @@ public struct ClientEvent: Sendable, CustomStringConvertible {
         case redirected(from: URL, to: URL, status: HTTPStatus)
         /// A request of an attempt waited `waited` before it was sent (a ``HostLimiter``'s queue).
         case queued(URL, waited: Duration, attempt: Int)
+        /// The client's cookie store refused `Set-Cookie` fields of a response to `url` (a
+        /// redirect hop's or the final one's), each with its reason and the cookie's value
+        /// redacted: why a cookie a login set is not sent back.
+        case cookiesRefused(URL, refusals: [CookieRefusal], attempt: Int)
         /// The final response of an attempt arrived (after redirects).
         case responseReceived(HTTPResponse, attempt: Int)
         /// The attempt failed without a response.
@@ -61,6 +65,9 @@ public struct ClientEvent: Sendable, CustomStringConvertible {
             what = "redirected \(status.code) \(URLRedaction.display(from)) -> \(URLRedaction.display(to))"
         case .queued(let url, let waited, let attempt):
             what = "queued \(waited) before \(URLRedaction.display(url)) (attempt \(attempt))"
+        case .cookiesRefused(let url, let refusals, let attempt):
+            let fields = refusals.map(\.description).joined(separator: "; ")
+            what = "cookies refused from \(URLRedaction.display(url)) (attempt \(attempt)): \(fields)"
         case .responseReceived(let response, let attempt): what = "received \(response.status) (attempt \(attempt))"
         case .transportError(let error, let attempt): what = "failed \(error.code) (attempt \(attempt))"
         case .retryScheduled(let attempt, let delay, let reason):
