@@ -6,7 +6,7 @@ extension CookieJar {
     /// cookies it stored and each field it refused, with the reason.
     ///
     /// A login whose cookie never comes back is explained here: print the refusals (cookie
-    /// values are redacted) or look at their ``Refusal/reason``.
+    /// values are redacted) or look at their `reason` (a `CookieRefusal`).
     ///
     /// ```swift
     /// let jar = CookieJar()

@@ -169,7 +169,7 @@ public final class CookieJar: Sendable {
     ///   - values: The `Set-Cookie` field values, in the order received.
     ///   - url: The URL of the request the response answered (each redirect hop its own).
     /// - Returns: The cookies stored (replacing, expiring or adding) and the fields refused,
-    ///   each with a ``Refusal/Reason``.
+    ///   each with a `CookieRefusal.Reason`.
     @discardableResult
     public func store(setCookie values: [String], for url: URL) -> StoreResult {
         guard let request = RequestTarget(url, loopbackIsSecure: treatsLoopbackAsSecure) else {

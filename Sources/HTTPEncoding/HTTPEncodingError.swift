@@ -72,7 +72,7 @@ public struct HTTPEncodingError: Error, CustomStringConvertible {
     /// The offending value as text (bounded to 200 characters), or empty when there is none.
     ///
     /// No secret is kept here: a value at a key path through a secret-named key (`password`,
-    /// `access_token`, ``HTTPCore/URLRedaction/hiddenQueryNames``) is `***`, and the body a
+    /// `access_token`, `URLRedaction.hiddenQueryNames`) is `***`, and the body a
     /// JSON response failed to decode from is kept with its secret-named members hidden.
     public let value: String
     /// A human-readable explanation of what is wrong.
@@ -85,7 +85,7 @@ public struct HTTPEncodingError: Error, CustomStringConvertible {
     ///   - code: What went wrong.
     ///   - keyPath: The keys and indices leading to the offending value.
     ///   - value: The offending value as text; `***` when a component of `keyPath` is a
-    ///     secret name (``HTTPCore/URLRedaction/hiddenQueryNames``).
+    ///     secret name (`URLRedaction.hiddenQueryNames`).
     ///   - reason: What is wrong with it.
     ///   - underlying: The error that caused this one, if any.
     public init(

@@ -43,7 +43,7 @@ public struct JSONResponseDecoder: ResponseDecoder {
     /// - Throws: ``HTTPEncodingError`` with code ``HTTPEncodingError/Code/unexpectedContentType``
     ///   for a non-JSON `Content-Type`, or ``HTTPEncodingError/Code/jsonDecodingFailed`` with the
     ///   key path `JSONDecoder` reported and the start of the body (secret-named members
-    ///   hidden, as ``HTTPCore/URLRedaction/displayBody(_:limit:)`` hides them).
+    ///   hidden, as `URLRedaction.displayBody(_:limit:)` hides them).
     public func decode<Value: Decodable>(
         _ type: Value.Type, from data: Data, response: HTTPResponse
     )
@@ -133,7 +133,7 @@ public struct JSONResponseDecoder: ResponseDecoder {
 
     /// The start of a body for an error, as `ClientError` and `EndpointError` show a body:
     /// the values of secret-named members (`"access_token": "…"`) and pairs hidden
-    /// (``HTTPCore/URLRedaction/displayBody(_:limit:)``), so a token the value fails to decode
+    /// (`URLRedaction.displayBody(_:limit:)`), so a token the value fails to decode
     /// from is not repeated in the error's description.
     private static func prefix(of data: Data) -> String {
         URLRedaction.displayBody(data)
