@@ -46,13 +46,31 @@ struct URLSessionTransportErrorTests {
     ///
     /// Not beside a hostile head (``HoggingStep``): that holds URLSession's work queue for
     /// seconds, and the transport's own clock then rightly sees 1 s pass without a byte.
+    ///
+    /// A machine busy enough (a suite's start on 2 cores) can keep libcurl from seeing the 50 ms
+    /// answer within the rounded 1 s: such a timeout, after 1 s, is the rounding at work, and the
+    /// request is tried again (three tries at most). A timeout "at once" (before 0.9 s) fails.
     @Test func subSecondIdleTimeoutIsRoundedUpNotFailedAtOnce() async throws {
-        let response = try await HoggingStep.timed {
-            try await transport.send(
-                try TransportFixture.request(.get, TransportFixture.fault("/delay?seconds=0.05")),
-                options: TransportOptions(idleTimeout: .milliseconds(200)))
+        var answered = false
+        for _ in 0..<3 where !answered {
+            var start = ContinuousClock.now
+            do {
+                let response = try await HoggingStep.timed {
+                    // Timed from the send: the wait for the gate is not the request's.
+                    start = .now
+                    return try await transport.send(
+                        try TransportFixture.request(.get, TransportFixture.fault("/delay?seconds=0.05")),
+                        options: TransportOptions(idleTimeout: .milliseconds(200)))
+                }
+                #expect(response.head.status == .ok)
+                answered = true
+            } catch let error as ClientError where error.code == .timedOut {
+                let waited = ContinuousClock.now - start
+                #expect(waited >= .milliseconds(900), "failed at once, after \(waited): \(error)")
+                if waited < .milliseconds(900) { return }
+            }
         }
-        #expect(response.head.status == .ok)
+        #expect(answered, "three requests of 50 ms each timed out after the rounded 1 s")
     }
 
     @Test(arguments: [
