@@ -262,16 +262,8 @@ struct ClosedKeptAliveConnectionTests {
 
     @Test("a one-shot body fails at once with connectionLost saying the request may have reached the server")
     func oneShotBodyFailsAtOnce() async throws {
-        let client = try Self.client()
-        let key = "fresh-\(UUID().uuidString)"
-        _ = try await client.send(.get("hash-fresh?key=\(key)"))
-        let start = ContinuousClock.now
-        let error = await #expect(throws: ClientError.self) {
-            _ = try await client.send(
-                .post("hash-fresh?key=\(key)").body(Fixtures.oneShotBody(String(repeating: "x", count: 100_000))))
-        }
         // Before, libcurl sent the head again without its body and both sides waited for the timeout.
-        #expect(ContinuousClock.now - start < .seconds(40))  // far under the 120 s timeout
+        let error = try await Self.refused(.post, Fixtures.oneShotBody(String(repeating: "x", count: 100_000)))
         #expect(error?.code == .connectionLost)
         #expect(error?.message.contains("may have reached the server") == true)
         #expect(error?.message.contains("a one-shot stream") == true)
