@@ -63,6 +63,20 @@ public struct ClientError: Error, Sendable, CustomStringConvertible {
         /// A transport cannot apply a ``TrustPolicy`` it was given (pins with a transport
         /// that cannot see the chain): thrown when the transport is made, never ignored.
         public static let trustPolicyUnsupported = Code("trustPolicyUnsupported")
+        /// A transport cannot apply the ``ProxyPolicy`` it was given, or the proxy a policy chose
+        /// for a request (a SOCKS proxy with credentials, an HTTPS proxy, a per-URL choice that
+        /// URLSession on Linux cannot make): thrown when the transport is made or the request
+        /// is sent, never ignored.
+        public static let proxyUnsupported = Code("proxyUnsupported")
+        /// The proxy did not open the way to the origin: it refused the `CONNECT` tunnel (its
+        /// status, when known, is in the message) or the SOCKS handshake, or closed the
+        /// connection before. Nothing reached the origin, so it is retried as
+        /// ``cannotConnect`` is, even for a request that is not idempotent.
+        public static let proxyConnectFailed = Code("proxyConnectFailed")
+        /// The proxy asked for credentials (`407 Proxy Authentication Required`, RFC 9110
+        /// §15.5.8) and none were given, or it refused the answer given once to its challenge.
+        /// The message names the proxy, never the origin. Not retried.
+        public static let proxyAuthenticationFailed = Code("proxyAuthenticationFailed")
         /// A validation interceptor rejected the status or content type.
         public static let validationFailed = Code("validationFailed")
         /// The retry policies asked for another attempt but the limit was reached;

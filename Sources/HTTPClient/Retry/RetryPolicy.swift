@@ -35,11 +35,12 @@ public struct RetryPolicy: Sendable, Hashable, CustomStringConvertible {
     /// The statuses worth retrying by default: 408, 429, 500, 502, 503 and 504.
     public static let defaultStatuses: Set<Int> = [408, 429, 500, 502, 503, 504]
 
-    /// The transport failures worth retrying by default: could not connect, connection
-    /// lost, truncated body, and other transport failures. Timeouts are not retried by
-    /// default; add ``ClientError/Code/timedOut`` to retry them.
+    /// The transport failures worth retrying by default: could not connect (to the origin,
+    /// or through a proxy that refused the tunnel), connection lost, truncated body, and other
+    /// transport failures. Timeouts are not retried by default; add
+    /// ``ClientError/Code/timedOut`` to retry them.
     public static let defaultTransportErrorCodes: Set<ClientError.Code> = [
-        .cannotConnect, .connectionLost, .truncatedBody, .transport,
+        .cannotConnect, .proxyConnectFailed, .connectionLost, .truncatedBody, .transport,
     ]
 
     /// Retries transport failures with one of `codes`, at most `max` times per request.

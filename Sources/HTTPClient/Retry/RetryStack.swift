@@ -175,7 +175,8 @@ public struct RetryStack: Sendable, ExpressibleByArrayLiteral, CustomStringConve
     /// Whether `request` may be sent again after `outcome` (RFC 9110 §9.2.2): an idempotent
     /// method; a request opted in by its caller or carrying an `Idempotency-Key` field; a
     /// failure that sent no byte of the request (``ClientError/Code/cannotConnect``: the
-    /// host name did not resolve, the connection was refused, the TLS handshake failed); or
+    /// host name did not resolve, the connection was refused, the TLS handshake failed;
+    /// ``ClientError/Code/proxyConnectFailed``: the proxy opened no way to the origin); or
     /// an answer showing the server did not process it: `429` or `503` with `Retry-After`
     /// (RFC 9110 §15.5.20, §15.6.4), and, for an interceptor (a `401` before a token
     /// refresh, say), any answer at all. A failure mid-request (a reset, a timeout) needs
@@ -189,7 +190,7 @@ public struct RetryStack: Sendable, ExpressibleByArrayLiteral, CustomStringConve
         guard case .response(let head, _) = outcome else {
             // A connection refused after a redirect follows a request the server did get.
             guard let error = outcome.error else { return false }
-            return error.code == .cannotConnect && !error.followedRedirect
+            return (error.code == .cannotConnect || error.code == .proxyConnectFailed) && !error.followedRedirect
         }
         if byInterceptor { return true }
         return (head.status.code == 429 || head.status.code == 503) && head.headerFields.contains(.retryAfter)

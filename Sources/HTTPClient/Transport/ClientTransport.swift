@@ -168,6 +168,10 @@ public struct TransportResponse: Sendable {
     /// How long the request waited before it was sent, such as in a ``HostLimiter``'s queue;
     /// the client adds it to ``ClientMetrics/queued`` and tells observers.
     public var waited: Duration
+    /// The proxy the request went through, without its credentials (``Proxy/withoutCredentials``);
+    /// `nil` when it went straight to the origin or the transport does not say. The client
+    /// puts it in ``ClientMetrics/proxy`` and tells observers.
+    public var proxy: Proxy?
 
     /// Creates a response.
     /// - Parameters:
@@ -175,11 +179,15 @@ public struct TransportResponse: Sendable {
     ///   - body: The body, if the response has one.
     ///   - bytesSent: Request body bytes sent, if counted.
     ///   - waited: How long the request waited before it was sent; none by default.
-    public init(head: HTTPResponse, body: HTTPBody?, bytesSent: Int64? = nil, waited: Duration = .zero) {
+    ///   - proxy: The proxy the request went through, if any; its credentials are dropped.
+    public init(
+        head: HTTPResponse, body: HTTPBody?, bytesSent: Int64? = nil, waited: Duration = .zero, proxy: Proxy? = nil
+    ) {
         self.head = head
         self.body = body
         self.bytesSent = bytesSent
         self.waited = waited
+        self.proxy = proxy?.withoutCredentials
     }
 }
 
