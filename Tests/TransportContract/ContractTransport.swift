@@ -30,6 +30,12 @@ protocol ContractTransport: Sendable, CustomTestStringConvertible {
     /// Whether a reader that falls behind slows the server down (backpressure), where a
     /// transport without it fails the body past its buffer limit.
     var slowsTheServerForASlowReader: Bool { get }
+
+    /// A fresh transport that applies `proxy` and `trust`, or the typed error the transport
+    /// refuses them with when it is made.
+    func make(proxy: ProxyPolicy, trust: TrustPolicy) throws(ClientError) -> any ClientTransport
+    /// Releases a transport made by ``make(proxy:trust:)`` (shuts down what it owns).
+    func release(_ transport: any ClientTransport) async
 }
 
 extension ContractTransport {

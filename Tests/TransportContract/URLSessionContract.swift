@@ -18,4 +18,8 @@ struct URLSessionContract: ContractTransport {
     var combinesRepeatedFields: Bool { true }
     var labelForUnlabelledBody: String? { "application/octet-stream" }
     var slowsTheServerForASlowReader: Bool { false }
+    func make(proxy: ProxyPolicy, trust: TrustPolicy) throws(ClientError) -> any ClientTransport {
+        try URLSessionTransport(trust: trust, proxy: proxy)
+    }
+    func release(_ transport: any ClientTransport) async {}
 }

@@ -25,6 +25,13 @@ struct AsyncHTTPClientContract: ContractTransport {
     var combinesRepeatedFields: Bool { false }
     var labelForUnlabelledBody: String? { nil }
     var slowsTheServerForASlowReader: Bool { true }
+    func make(proxy: ProxyPolicy, trust: TrustPolicy) throws(ClientError) -> any ClientTransport {
+        // Replaced by the transport's proxy support (issue 43).
+        throw ClientError(.proxyUnsupported, "not yet")
+    }
+    func release(_ transport: any ClientTransport) async {
+        try? await (transport as? AsyncHTTPClientTransport)?.shutdown()
+    }
 }
 
 /// The transports this package runs the contract suite against: AsyncHTTPClientTransport

@@ -79,6 +79,9 @@ public final class URLSessionTransport: ClientTransport {
 
     /// The settings this transport was made with.
     public let configuration: Configuration
+    /// The proxy policy requests are sent with: the process's environment unless made with
+    /// ``init(trust:proxy:configuration:)``.
+    public let proxyPolicy: ProxyPolicy
     /// The most connections open at once to one host.
     public var maximumConnectionsPerHost: Int { configuration.maximumConnectionsPerHost }
 
@@ -113,13 +116,66 @@ public final class URLSessionTransport: ClientTransport {
         self.init(configuration: configuration)
     }
 
+    /// Creates a transport with its own ephemeral session that applies `trust` and `proxy`, or
+    /// fails at once with what it cannot apply: a security or network setting is never ignored.
+    ///
+    /// On Linux, swift-corelibs-foundation hands libcurl no proxy setting
+    /// (`connectionProxyDictionary` is ignored); libcurl reads the process's environment for
+    /// every transfer, as curl does (`http_proxy`, `https_proxy`/`HTTPS_PROXY`,
+    /// `all_proxy`/`ALL_PROXY`, `no_proxy`/`NO_PROXY`; HTTP and SOCKS proxies, Basic
+    /// credentials in the proxy's URL). So ``ProxyPolicy/environment`` is what this transport
+    /// applies there, and ``ProxyPolicy/direct`` while the environment names no proxy; any
+    /// other policy (one proxy, another environment, a closure) fails with
+    /// ``ClientError/Code/proxyUnsupported``: use `AsyncHTTPClientTransport` for those.
+    /// - Parameters:
+    ///   - trust: The trust policy; the system's by default (see ``init(trust:configuration:)``).
+    ///   - proxy: The proxy policy.
+    ///   - configuration: The transport's settings.
+    /// - Throws: ``ClientError/Code/trustPolicyUnsupported`` or
+    ///   ``ClientError/Code/proxyUnsupported`` for what the platform cannot apply.
+    public convenience init(
+        trust: TrustPolicy = .system, proxy: ProxyPolicy, configuration: Configuration = Configuration()
+    ) throws(ClientError) {
+        try Self.checkApplicable(proxy)
+        guard trust == .system else {
+            try self.init(trust: trust, configuration: configuration)
+            return
+        }
+        self.init(sessionConfiguration: Self.ephemeralConfiguration(), configuration: configuration, proxy: proxy)
+    }
+
+    /// Fails when URLSession on this platform cannot apply `proxy`.
+    static func checkApplicable(_ proxy: ProxyPolicy) throws(ClientError) {
+        #if canImport(FoundationNetworking)
+        let environment = ProxyPolicy.environment
+        if let (_, ofProcess) = proxy.environmentVariables, ofProcess { return }
+        if proxy.isDirect, environment.isDirect { return }
+        throw ClientError(
+            .proxyUnsupported,
+            "URLSessionTransport cannot apply the proxy policy \(proxy) on Linux: swift-corelibs-foundation hands "
+                + "libcurl no proxy setting, and libcurl reads the process's environment (now: \(environment)); use "
+                + "AsyncHTTPClientTransport for a proxy of your own")
+        #else
+        if let (_, ofProcess) = proxy.environmentVariables, ofProcess { return }
+        if proxy.isDirect { return }
+        throw ClientError(
+            .proxyUnsupported,
+            "URLSessionTransport does not apply the proxy policy \(proxy) yet; use AsyncHTTPClientTransport")
+        #endif
+    }
+
     /// Creates a transport with its own ephemeral session: no cookies, no cache.
     /// - Parameter configuration: The transport's settings.
     public convenience init(configuration: Configuration = Configuration()) {
+        self.init(sessionConfiguration: Self.ephemeralConfiguration(), configuration: configuration)
+    }
+
+    /// An ephemeral session's settings without a cache.
+    private static func ephemeralConfiguration() -> URLSessionConfiguration {
         let sessionConfiguration = URLSessionConfiguration.ephemeral
         sessionConfiguration.urlCache = nil
         sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        self.init(sessionConfiguration: sessionConfiguration, configuration: configuration)
+        return sessionConfiguration
     }
 
     /// Creates a transport whose session uses a copy of `sessionConfiguration`.
@@ -131,7 +187,12 @@ public final class URLSessionTransport: ClientTransport {
     /// - Parameters:
     ///   - sessionConfiguration: The session settings to start from.
     ///   - configuration: The transport's settings.
-    public init(sessionConfiguration: URLSessionConfiguration, configuration: Configuration = Configuration()) {
+    public convenience init(sessionConfiguration: URLSessionConfiguration, configuration: Configuration = Configuration()) {
+        self.init(sessionConfiguration: sessionConfiguration, configuration: configuration, proxy: .environment)
+    }
+
+    private init(sessionConfiguration: URLSessionConfiguration, configuration: Configuration, proxy: ProxyPolicy) {
+        self.proxyPolicy = proxy
         let copy = (sessionConfiguration.copy() as? URLSessionConfiguration) ?? .ephemeral
         copy.httpMaximumConnectionsPerHost = configuration.maximumConnectionsPerHost
         copy.httpShouldSetCookies = false
