@@ -82,11 +82,19 @@ let package = Package(
             path: "Tests/DownloadProbe",
             swiftSettings: swiftSettings
         ),
+        // A child process for HTTPClientTests' proxy cases (see Tests/ProxyProbe): libcurl reads
+        // its proxy from the process's environment, which a test must not change under others.
+        .executableTarget(
+            name: "HeronProxyProbe",
+            dependencies: ["HTTPClient", "HTTPCore"],
+            path: "Tests/ProxyProbe",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "HTTPClientTests",
             dependencies: [
                 "HTTPClient", "HTTPClientTesting", "TestSupport", "TestTraits", "HeronUploadProbe", "HeronTrailerProbe",
-                "HeronDownloadProbe",
+                "HeronDownloadProbe", "HeronProxyProbe",
             ],
             swiftSettings: swiftSettings
         ),

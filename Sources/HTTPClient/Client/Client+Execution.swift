@@ -9,13 +9,15 @@ struct CallRecord {
     var bytesSent: Int64?
     var bytesReceived: Int64?
     var queued = Duration.zero
+    /// The proxy the last attempt's response came through, if any.
+    var proxy: Proxy?
 
     /// The metrics of the call, ended `end` (now, unless the caller has just read the clock:
     /// a read costs tens of nanoseconds on some machines, and a call reads it a handful of times).
     func metrics(at end: ContinuousClock.Instant = .now) -> ClientMetrics {
         ClientMetrics(
             history: history, redirects: redirects, duration: end - start, bytesSent: bytesSent,
-            bytesReceived: bytesReceived, queued: queued)
+            bytesReceived: bytesReceived, queued: queued, proxy: proxy)
     }
 }
 
@@ -118,6 +120,8 @@ struct Exchange<Content: Sendable>: Sendable {
     var redirects: Int
     /// Time the requests waited before they were sent, over the redirects.
     var queued: Duration
+    /// The proxy the final response came through, if the transport says.
+    var proxy: Proxy?
 }
 
 extension Client {
@@ -264,12 +268,14 @@ extension Client {
                 exchange = result
                 record.redirects += result.redirects
                 record.queued += result.queued
+                record.proxy = result.proxy
                 record.bytesSent = result.bytesSent
                 record.bytesReceived = Mode.byteCount(of: result.content)
                 outcome = .response(result.head, body: Mode.data(of: result.content))
                 events.record(.responseReceived(result.head, attempt: attempt), at: attemptEnd)
             } catch {
                 attemptEnd = .now
+                record.proxy = nil
                 outcome = .failure(
                     try Self.failedAttempt(
                         error, attempt: attempt, started: attemptStart, ended: attemptEnd, deadline: deadline,
@@ -632,6 +638,9 @@ extension Client {
                     batch.append(events.event(.queued(current.url, waited: response.waited, attempt: attempt)))
                 }
             }
+            if events.hub != nil, let proxy = response.proxy {
+                batch.append(events.event(.proxied(current.url, proxy: proxy, attempt: attempt)))
+            }
             guard limit > 0, var next = try RedirectFollower.nextRequest(after: current, response: response.head) else {
                 if let attemptGuard { Self.watchBody(of: &response, with: attemptGuard) }
                 let content = try await mode.receive(
@@ -640,7 +649,7 @@ extension Client {
                 return Exchange(
                     head: response.head, content: content, transportBody: response.body,
                     bytesSent: response.bytesSent, request: sent,
-                    redirects: redirects, queued: queued)
+                    redirects: redirects, queued: queued, proxy: response.proxy)
             }
             guard redirects < limit else {
                 throw ClientError(

@@ -16,6 +16,10 @@ public struct ClientEvent: Sendable, CustomStringConvertible {
         case redirected(from: URL, to: URL, status: HTTPStatus)
         /// A request of an attempt waited `waited` before it was sent (a ``HostLimiter``'s queue).
         case queued(URL, waited: Duration, attempt: Int)
+        /// A response to `url` (a redirect hop's or the final one's) came through `proxy`:
+        /// its kind, host and port, never its credentials (``Proxy/withoutCredentials``).
+        /// Told only by a transport that says (``TransportResponse/proxy``).
+        case proxied(URL, proxy: Proxy, attempt: Int)
         /// The client's cookie store refused `Set-Cookie` fields of a response to `url` (a
         /// redirect hop's or the final one's), each with its reason and the cookie's value
         /// redacted: why a cookie a login set is not sent back.
@@ -65,6 +69,8 @@ public struct ClientEvent: Sendable, CustomStringConvertible {
             what = "redirected \(status.code) \(URLRedaction.display(from)) -> \(URLRedaction.display(to))"
         case .queued(let url, let waited, let attempt):
             what = "queued \(waited) before \(URLRedaction.display(url)) (attempt \(attempt))"
+        case .proxied(let url, let proxy, let attempt):
+            what = "through proxy \(proxy.withoutCredentials) to \(URLRedaction.display(url)) (attempt \(attempt))"
         case .cookiesRefused(let url, let refusals, let attempt):
             let fields = refusals.map(\.description).joined(separator: "; ")
             what = "cookies refused from \(URLRedaction.display(url)) (attempt \(attempt)): \(fields)"

@@ -21,6 +21,16 @@ public struct ClientMetrics: Sendable, CustomStringConvertible {
     /// over the attempts that got a response and their redirects (a failed attempt's wait
     /// is not known to the client).
     public var queued: Duration
+    /// The proxy the last attempt's response came through (the final hop's, after
+    /// redirects): its kind, host and port, never its credentials; `nil` when it came
+    /// straight from the origin, when the last attempt failed, or when the transport does not
+    /// say (``TransportResponse/proxy``).
+    public var proxy: Proxy? {
+        get { _proxy }
+        set { _proxy = newValue?.withoutCredentials }
+    }
+    /// ``proxy``, stored without credentials.
+    private var _proxy: Proxy?
 
     /// Creates metrics.
     /// - Parameters:
@@ -42,9 +52,10 @@ public struct ClientMetrics: Sendable, CustomStringConvertible {
     /// Creates metrics from the client's record of the attempts.
     init(
         history: AttemptHistory, redirects: Int, duration: Duration, bytesSent: Int64?, bytesReceived: Int64?,
-        queued: Duration
+        queued: Duration, proxy: Proxy? = nil
     ) {
         self.queued = queued
+        self._proxy = proxy?.withoutCredentials
         self.history = history
         self.redirects = redirects
         self.duration = duration
@@ -52,14 +63,16 @@ public struct ClientMetrics: Sendable, CustomStringConvertible {
         self.bytesReceived = bytesReceived
     }
 
-    /// `2 attempts, 0 redirects, 0.120 s, sent 0 B, received 512 B`.
+    /// `2 attempts, 0 redirects, 0.120 s, sent 0 B, received 512 B`, and `, queued 0.2 seconds`
+    /// and `, through http://proxy.internal:3128` when there is something to say.
     public var description: String {
         let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
         let sent = bytesSent.map { "\($0) B" } ?? "?"
         let received = bytesReceived.map { "\($0) B" } ?? "?"
         let waited = queued > .zero ? ", queued \(queued)" : ""
+        let through = _proxy.map { ", through \($0)" } ?? ""
         return "\(history.count) attempts, \(redirects) redirects, \(String(format: "%.3f", seconds)) s, "
-            + "sent \(sent), received \(received)\(waited)"
+            + "sent \(sent), received \(received)\(waited)\(through)"
     }
 }
 

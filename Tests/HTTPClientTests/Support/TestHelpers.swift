@@ -61,6 +61,7 @@ extension ClientEvent {
         case .finished: return "finished"
         case .reconnecting: return "reconnecting"
         case .queued: return "queued"
+        case .proxied: return "proxied"
         case .cookiesRefused: return "cookiesRefused"
         }
     }

@@ -87,6 +87,10 @@ public final class URLSessionTransport: ClientTransport {
 
     let session: URLSession
     let delegate: URLSessionTransportDelegate
+    /// The policy whose choice for each request is the proxy the transport reports
+    /// (``TransportResponse/proxy``), `nil` when no request goes through a proxy, or when the
+    /// platform's settings decide unseen: a policy that names no proxy costs a send nothing.
+    let reportedProxies: ProxyPolicy?
     /// Fails requests at their ``TransportOptions/deadline`` and past their
     /// ``TransportOptions/idleTimeout``.
     private let timers = DeadlineScheduler()
@@ -127,6 +131,23 @@ public final class URLSessionTransport: ClientTransport {
     /// applies there, and ``ProxyPolicy/direct`` while the environment names no proxy; any
     /// other policy (one proxy, another environment, a closure) fails with
     /// ``ClientError/Code/proxyUnsupported``: use `AsyncHTTPClientTransport` for those.
+    /// libcurl answers a proxy's Basic challenge with the credentials of the proxy's URL (it
+    /// sends them before any challenge) and no other scheme: corelibs sets no
+    /// `CURLOPT_PROXYAUTH`, so a proxy that asks for Digest gets Basic credentials and fails
+    /// the request with ``ClientError/Code/proxyAuthenticationFailed``.
+    ///
+    /// On Apple platforms the session's `connectionProxyDictionary` is set from the policy:
+    /// ``ProxyPolicy/direct``, ``ProxyPolicy/through(_:bypass:)`` and an environment (the
+    /// process's or one given) apply, with HTTP and SOCKS5 proxies without credentials; a
+    /// proxy with credentials and ``ProxyPolicy/choosing(_:)`` fail with
+    /// ``ClientError/Code/proxyUnsupported``.
+    ///
+    /// Each response says which proxy it came through (``TransportResponse/proxy``). A
+    /// request whose proxy the policy cannot name (an `https://` or `socks4://` proxy in
+    /// `https_proxy`, say, which libcurl would use) fails at send with the policy's error, and
+    /// a `407` to a request sent through a proxy (the proxy's answer, RFC 9110 §15.5.8) fails
+    /// it with ``ClientError/Code/proxyAuthenticationFailed``; a tunnel the proxy refused is
+    /// ``ClientError/Code/proxyConnectFailed``.
     /// - Parameters:
     ///   - trust: The trust policy; the system's by default (see ``init(trust:configuration:)``).
     ///   - proxy: The proxy policy.
@@ -141,27 +162,11 @@ public final class URLSessionTransport: ClientTransport {
             try self.init(trust: trust, configuration: configuration)
             return
         }
-        self.init(sessionConfiguration: Self.ephemeralConfiguration(), configuration: configuration, proxy: proxy)
-    }
-
-    /// Fails when URLSession on this platform cannot apply `proxy`.
-    static func checkApplicable(_ proxy: ProxyPolicy) throws(ClientError) {
-        #if canImport(FoundationNetworking)
-        let environment = ProxyPolicy.environment
-        if let (_, ofProcess) = proxy.environmentVariables, ofProcess { return }
-        if proxy.isDirect, environment.isDirect { return }
-        throw ClientError(
-            .proxyUnsupported,
-            "URLSessionTransport cannot apply the proxy policy \(proxy) on Linux: swift-corelibs-foundation hands "
-                + "libcurl no proxy setting, and libcurl reads the process's environment (now: \(environment)); use "
-                + "AsyncHTTPClientTransport for a proxy of your own")
-        #else
-        if let (_, ofProcess) = proxy.environmentVariables, ofProcess { return }
-        if proxy.isDirect { return }
-        throw ClientError(
-            .proxyUnsupported,
-            "URLSessionTransport does not apply the proxy policy \(proxy) yet; use AsyncHTTPClientTransport")
+        let sessionConfiguration = Self.ephemeralConfiguration()
+        #if !canImport(FoundationNetworking)
+        sessionConfiguration.connectionProxyDictionary = try Self.proxyDictionary(for: proxy)
         #endif
+        self.init(sessionConfiguration: sessionConfiguration, configuration: configuration, proxy: proxy, reports: true)
     }
 
     /// Creates a transport with its own ephemeral session: no cookies, no cache.
@@ -187,12 +192,26 @@ public final class URLSessionTransport: ClientTransport {
     /// - Parameters:
     ///   - sessionConfiguration: The session settings to start from.
     ///   - configuration: The transport's settings.
-    public convenience init(sessionConfiguration: URLSessionConfiguration, configuration: Configuration = Configuration()) {
-        self.init(sessionConfiguration: sessionConfiguration, configuration: configuration, proxy: .environment)
+    public convenience init(
+        sessionConfiguration: URLSessionConfiguration, configuration: Configuration = Configuration()
+    ) {
+        // On Linux libcurl applies the process's environment whatever the configuration says;
+        // on Apple platforms the configuration's proxy settings (the system's by default) apply.
+        #if canImport(FoundationNetworking)
+        let reports = true
+        #else
+        let reports = false
+        #endif
+        self.init(
+            sessionConfiguration: sessionConfiguration, configuration: configuration, proxy: .environment,
+            reports: reports)
     }
 
-    private init(sessionConfiguration: URLSessionConfiguration, configuration: Configuration, proxy: ProxyPolicy) {
+    private init(
+        sessionConfiguration: URLSessionConfiguration, configuration: Configuration, proxy: ProxyPolicy, reports: Bool
+    ) {
         self.proxyPolicy = proxy
+        reportedProxies = reports && !proxy.isDirect ? proxy : nil
         let copy = (sessionConfiguration.copy() as? URLSessionConfiguration) ?? .ephemeral
         copy.httpMaximumConnectionsPerHost = configuration.maximumConnectionsPerHost
         copy.httpShouldSetCookies = false
@@ -230,7 +249,11 @@ public final class URLSessionTransport: ClientTransport {
     ///   ``ClientError/Code/invalidRequest``, ``ClientError/Code/serverTrustFailed`` (the
     ///   server's certificate did not verify: untrusted, expired, not yet valid, another
     ///   host's), ``ClientError/Code/authenticationFailed`` (the server refused the client
-    ///   certificate) or ``ClientError/Code/transport``. The body's
+    ///   certificate), ``ClientError/Code/proxyConnectFailed``,
+    ///   ``ClientError/Code/proxyAuthenticationFailed``, ``ClientError/Code/proxyUnsupported``
+    ///   (see ``init(trust:proxy:configuration:)``) or ``ClientError/Code/transport``; a URL
+    ///   for a Unix domain socket (`http+unix`, `https+unix`, `unix`) is
+    ///   ``ClientError/Code/invalidRequest``, before anything is sent. The body's
     ///   reads throw these too, and ``ClientError/Code/truncatedBody`` and
     ///   ``ClientError/Code/responseTooLarge``.
     public func send(_ request: HTTPRequest, options: TransportOptions) async throws -> TransportResponse {
@@ -240,11 +263,12 @@ public final class URLSessionTransport: ClientTransport {
         var sessionTimeout = options.idleTimeout
         if let idle = sessionTimeout, let deadline = options.deadline { sessionTimeout = max(idle, deadline - .now) }
         let urlRequest = try request.makeURLRequest(idleTimeout: sessionTimeout)
-        let transfer = URLSessionTransfer(request: request, options: options, timers: timers)
+        let proxy = reportedProxies == nil ? nil : try proxy(for: request)
+        let transfer = URLSessionTransfer(request: request, options: options, timers: timers, proxy: proxy)
         // The deadline and the idle timeout, on Heron's clock: one timer for both.
         if let due = transfer.firstTimerDue { transfer.setTimer(at: due) }
         defer { if transfer.firstTimerDue != nil { transfer.stopTimerIfOver() } }
-        return try await withTaskCancellationHandler {
+        let response = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 guard transfer.prepare(continuation) else { return }
                 let submit: @Sendable () -> Void = { [self] in
@@ -274,6 +298,11 @@ public final class URLSessionTransport: ClientTransport {
         } onCancel: {
             transfer.cancel()
         }
+        if let proxy, response.head.status.code == 407 {
+            // Its body (the proxy's page) is dropped, which stops the task.
+            throw Self.proxyRefused(response.head, through: proxy, request: request)
+        }
+        return response
     }
 
     /// Every limit: the transport fails a request with ``ClientError/Code/timedOut`` at

@@ -15,9 +15,17 @@ extension HTTPRequest {
     /// `Content-Type` is sent as `application/octet-stream` rather than URLSession's
     /// default, `application/x-www-form-urlencoded`.
     /// - Parameter idleTimeout: The idle timeout, rounded up to whole seconds.
-    /// - Throws: ``ClientError/Code/invalidRequest`` when the URL is not absolute `http(s)`.
+    /// - Throws: ``ClientError/Code/invalidRequest`` when the URL is not absolute `http(s)`
+    ///   (one for a Unix domain socket, `http+unix` and the like, says so).
     func makeURLRequest(idleTimeout: Duration?) throws(ClientError) -> URLRequest {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
+            if let scheme = url.scheme?.lowercased(), ["http+unix", "https+unix", "unix"].contains(scheme) {
+                throw ClientError(
+                    .invalidRequest,
+                    "URLSessionTransport cannot send to a Unix domain socket (the URL's scheme is '\(scheme)'): "
+                        + "URLSession connects over TCP only; AsyncHTTPClientTransport takes such URLs",
+                    request: self)
+            }
             throw ClientError(
                 .invalidRequest, "the URL \(URLRedaction.display(url)) is not an absolute http or https URL",
                 request: self)

@@ -17,8 +17,12 @@ extension URLSessionTransport {
     ///   - error: What URLSession reported.
     ///   - request: The request that failed.
     ///   - response: The response head, if it arrived.
+    ///   - proxy: The proxy the request went through, if any: a failure libcurl reports of it
+    ///     is described as the proxy's (see ``proxyFailure(_:proxy:)``).
     /// - Returns: `CancellationError` or a ``ClientError``.
-    static func mapError(_ error: any Error, request: HTTPRequest, response: HTTPResponse?) -> any Error {
+    static func mapError(
+        _ error: any Error, request: HTTPRequest, response: HTTPResponse?, proxy: Proxy? = nil
+    ) -> any Error {
         if error is ClientError || error is CancellationError { return error }
         guard let urlError = error as? URLError else {
             return ClientError(
@@ -33,6 +37,7 @@ extension URLSessionTransport {
             // all (another protocol on the port) this way. The server's fault, not the request's.
             (code, what) = (.invalidResponse, "the server's reply is not HTTP")
         }
+        if let proxy, let failure = proxyError(urlError, request: request, proxy: proxy) { return failure }
         if let reason = certificateRejected(urlError) {
             // The chain did not verify: every attempt would see the same certificates, so it
             // is never retried (a default stack retried `cannotConnect` and `transport`, and

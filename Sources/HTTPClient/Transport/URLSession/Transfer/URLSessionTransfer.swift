@@ -43,6 +43,8 @@ final class URLSessionTransfer: Sendable {
     static let inFlight = Locked(0)
 
     let request: HTTPRequest
+    /// The proxy the request goes through, if any: named in the response and in errors.
+    let proxy: Proxy?
     private let progress: (@Sendable (TransferProgress) -> Void)?
     private let uploadExpected: Int64?
     private let shared: Locked<Shared>
@@ -67,9 +69,11 @@ final class URLSessionTransfer: Sendable {
     ///   - request: The request.
     ///   - options: The options of the send.
     ///   - timers: Where the transfer's timer is set.
-    init(request: HTTPRequest, options: TransportOptions, timers: DeadlineScheduler) {
+    ///   - proxy: The proxy the request goes through, if any.
+    init(request: HTTPRequest, options: TransportOptions, timers: DeadlineScheduler, proxy: Proxy? = nil) {
         Self.inFlight.withLock { $0 += 1 }
         self.request = request
+        self.proxy = proxy
         self.progress = options.progress
         self.timers = timers
         progressQueue = options.progress == nil ? nil : DispatchQueue(label: "Heron.URLSessionTransport.progress")
@@ -405,7 +409,7 @@ final class URLSessionTransfer: Sendable {
                 let reader = ResponseBodyReader(transfer: self)
                 body = HTTPBody(length: .unknown, iterationBehavior: .single) { reader }
             }
-            result = .success(TransportResponse(head: head, body: body, bytesSent: bytesSent))
+            result = .success(TransportResponse(head: head, body: body, bytesSent: bytesSent, proxy: proxy))
         case (.head, nil):
             result = .failure(error(for: .noHead))
         case (.failure(let ending), _):
@@ -462,6 +466,12 @@ final class URLSessionTransfer: Sendable {
                 .invalidRequest, "the request body could not be read: \(error)", request: request, response: head,
                 underlying: error)
         case .failed(let error, let received):
+            if let proxy, let urlError = error as? URLError,
+                let failure = URLSessionTransport.proxyError(urlError, request: request, proxy: proxy)
+            {
+                // The head, if any, was the proxy's answer to CONNECT, which libcurl passes on.
+                return failure
+            }
             if let head, let urlError = error as? URLError, let coding = URLSessionTransport.undecodable(urlError, head)
             {
                 return ClientError(
@@ -476,7 +486,7 @@ final class URLSessionTransfer: Sendable {
                     .connectionLost, "the connection closed after \(received) bytes of the body (URLError -1)",
                     request: request, response: head, underlying: urlError)
             }
-            return URLSessionTransport.mapError(error, request: request, response: head)
+            return URLSessionTransport.mapError(error, request: request, response: head, proxy: proxy)
         }
     }
 
