@@ -16,6 +16,7 @@ import http.client
 import json
 import os
 import socket
+import ssl
 import sys
 import time
 import urllib.parse
@@ -247,6 +248,20 @@ def check_proxies(fault):
         inner = tunnelled_get(sock, fault, "/whoami") if status == 200 else (None, b"", b"")
     check("open proxy opens a CONNECT tunnel to a loopback port",
           status == 200 and inner[0] == 200 and json.loads(inner[2]) == {"socket": None}, (head, inner[:2]))
+
+    with open(os.environ["HERON_TLS_INFO"]) as handle:
+        tls = json.load(handle)
+    trusted = ("127.0.0.1", tls["ports"]["trusted"])
+    status, head, sock = connect_through(open_proxy, trusted)
+    answer = b""
+    if status == 200:
+        context = ssl.create_default_context(cafile=tls["ca"])
+        with context.wrap_socket(sock, server_hostname="localhost") as tls_sock:
+            tls_sock.sendall(b"GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+            answer = read_to_end(tls_sock)
+    sock.close()
+    check("open proxy tunnels TLS to the trusted HTTPS test server",
+          status == 200 and answer.startswith(b"HTTP/1."), (head, answer[:80]))
 
     status, head, sock = connect_through(auth_proxy, fault)
     sock.close()
