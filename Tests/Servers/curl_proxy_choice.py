@@ -67,6 +67,9 @@ class Observer:
     def listen(self, port):
         """Listens on 127.0.0.1:port (0: a free one) and returns the port; raises OSError."""
         listener = socket.socket()
+        # The listeners close first, so the last run's connections linger in TIME_WAIT on these
+        # ports for a minute: SO_REUSEADDR lets them be bound again (not while another listens).
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             listener.bind(("127.0.0.1", port))
         except OSError:
