@@ -29,9 +29,10 @@ address) is mapped to 127.0.0.1 with --resolve (an IPv6 origin must be a loopbac
 so a direct connection is curl trying 127.0.0.1 (or [::1]) on the origin's port, refused at
 once when nothing listens there. (--connect-to would not do: with a proxy, curl then tunnels
 to the mapped address instead of choosing as it would.) This script listens on every
-127.0.0.1 port named in any case's variables, and on curl's default proxy port 1080, to see
+127.0.0.1 port named in any case's variables, and on curl's default proxy ports 1080 and 443, to see
 what curl speaks there; it answers only a SOCKS5 greeting and closes every connection after
-its first request, so curl fails at once. The origins' ports must not be among them. A port
+its first request, so curl fails at once. No case may name a proxy on its origin's port: a
+connection to the origin's port is taken for a direct one (curl's 443 included). A port
 that cannot be listened on (taken) is still reported from curl's "Trying" line, with the
 scheme "unknown". Runs are serialised by a lock file in the temporary directory (two runs
 would listen on the same ports). Standard library only.
@@ -52,8 +53,9 @@ import threading
 import time
 import urllib.parse
 
-# curl's default proxy port when a proxy value has none (listened on when free).
-EXTRA_PORTS = (1080,)
+# curl's default proxy ports when a proxy value has none (listened on when free; 443, for an
+# HTTPS proxy, only when this runs as root).
+EXTRA_PORTS = (1080, 443)
 
 
 class Observer:
@@ -212,8 +214,10 @@ def run_case(curl, case, observer):
               "request": first["request"] if first else None,
               "proxy_credentials": first["credentials"] if first else None, "exit": finished.returncode}
     origin_addresses = ("127.0.0.1", "[::1]", host)
-    if first is not None:
-        # A connection to one of the listeners: a proxy (the origins' ports are not theirs).
+    if first is not None and first["port"] == port:
+        pass  # the origin's own port (443 is also a default proxy port): a direct connection
+    elif first is not None:
+        # A connection to one of the listeners on another port: a proxy.
         scheme = {"http-forward": "http", "http-connect": "http", "tls": "https"}.get(first["protocol"],
                                                                                        first["protocol"] or "unknown")
         result["proxy"] = f"{scheme}://127.0.0.1:{first['port']}"
