@@ -35,6 +35,8 @@ final class URLSessionTransfer: Sendable {
         var timer: DeadlineScheduler.Entry?
         /// Whether the transfer still counts in ``inFlight``.
         var inFlight = true
+        /// A head held until what follows tells whose it is (see ``tunnels``).
+        var heldHead: URLResponse?
     }
 
     /// Transfers of every ``URLSessionTransport`` of the process made and whose task has not
@@ -45,6 +47,14 @@ final class URLSessionTransfer: Sendable {
     let request: HTTPRequest
     /// The proxy the request goes through, if any: named in the response and in errors.
     let proxy: Proxy?
+    /// Whether the request goes to an `https` origin through an HTTP proxy, in a `CONNECT`
+    /// tunnel: libcurl then hands over the proxy's answer to `CONNECT` as a response head of
+    /// its own (`200 Connection established`, or the refusal), before the origin's, and none
+    /// when it reuses a tunnel already open. So each head is held until what follows tells
+    /// whose it is: another head (the held one was the proxy's, dropped), body bytes or a
+    /// successful end (it was the origin's), a failure (the tunnel's or the TLS handshake's,
+    /// reported as such, without the proxy's head).
+    private let tunnels: Bool
     private let progress: (@Sendable (TransferProgress) -> Void)?
     private let uploadExpected: Int64?
     private let shared: Locked<Shared>
@@ -74,6 +84,7 @@ final class URLSessionTransfer: Sendable {
         Self.inFlight.withLock { $0 += 1 }
         self.request = request
         self.proxy = proxy
+        tunnels = proxy?.kind == .http && request.url.scheme?.lowercased() == "https"
         self.progress = options.progress
         self.timers = timers
         progressQueue = options.progress == nil ? nil : DispatchQueue(label: "Heron.URLSessionTransport.progress")
@@ -245,6 +256,35 @@ final class URLSessionTransfer: Sendable {
     /// The response head arrived.
     /// - Returns: Whether to go on receiving the body.
     func didReceive(_ response: URLResponse) -> Bool {
+        guard tunnels else { return deliver(response) }
+        if let status = (response as? HTTPURLResponse)?.statusCode, (100..<200).contains(status), status != 101 {
+            return deliver(response)
+        }
+        // A head held before this one was the proxy's answer to CONNECT: dropped.
+        shared.withLock { shared in
+            shared.heldHead = response
+            if watchesIdle { shared.machine.progressed(at: .now) }
+        }
+        return true
+    }
+
+    /// Hands the head held for a tunnelled request on, if there is one.
+    /// - Returns: Whether to go on receiving.
+    private func deliverHeldHead() -> Bool {
+        guard
+            let held = shared.withLock({ shared in
+                defer { shared.heldHead = nil }
+                return shared.heldHead
+            })
+        else {
+            return true
+        }
+        return deliver(held)
+    }
+
+    /// Gives the machine a response head.
+    /// - Returns: Whether to go on receiving the body.
+    private func deliver(_ response: URLResponse) -> Bool {
         // An interim response (`100 Continue` to `Expect: 100-continue`, `103 Early Hints`)
         // precedes the final one on the same task (RFC 9110 §15.2); libcurl hands it over as a
         // head of its own. It is not the answer: wait for the next head.
@@ -273,6 +313,7 @@ final class URLSessionTransfer: Sendable {
     /// Body bytes arrived.
     /// - Returns: `false` when the transfer is over and its task should be cancelled.
     func didReceive(_ data: Data) -> Bool {
+        if tunnels, !deliverHeldHead() { return false }
         let now = watchesIdle ? ContinuousClock.now : nil
         return !handle { shared in
             if let now { shared.machine.progressed(at: now) }
@@ -293,6 +334,13 @@ final class URLSessionTransfer: Sendable {
 
     /// The task ended, with `error` or successfully.
     func didComplete(error: (any Error)?) {
+        if tunnels {
+            if error == nil {
+                _ = deliverHeldHead()
+            } else {
+                shared.withLock { $0.heldHead = nil }
+            }
+        }
         handle { $0.machine.completed(error: error) }
     }
 
