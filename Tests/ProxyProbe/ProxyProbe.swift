@@ -11,7 +11,8 @@ import FoundationNetworking
 /// clearing every proxy variable it inherited and setting each `NAME=VALUE` given, and prints
 /// one JSON object: `status`, `body` (its first 4 KiB as text), `proxy` (the response's
 /// ``ClientMetrics/proxy``), `proxiedEvents` (the ``ClientEvent/Kind/proxied(_:proxy:attempt:)``
-/// events an observer saw), `attempts`, and on failure `error` (its code) and `description`.
+/// events an observer saw), `attempts`, and on failure `error` (its code), `failures` (each
+/// attempt's code), `description` and `reflecting`.
 ///
 /// libcurl, under URLSession on Linux, reads its proxy settings from the process's environment
 /// for each transfer, and tests run in parallel in one process: a test that set a variable
@@ -66,6 +67,7 @@ enum ProxyProbe {
             result["description"] = String(describing: error)
             result["reflecting"] = String(reflecting: error)
             result["attempts"] = error.attempts.count
+            result["failures"] = error.attempts.map { $0.failure ?? "" }
         } catch {
             result["error"] = "other"
             result["description"] = String(describing: error)
