@@ -150,4 +150,97 @@ struct CredentialRenderingTests {
             #expect(dumped.contains(shown), "\(shown) not in \(dumped)")
         }
     }
+    static let proxyPassword = "S3CRET-proxy-pw"
+
+    @Test("a proxy, its credentials and every proxy policy never show the proxy's password")
+    func proxies() throws {
+        let credentials = Proxy.Credentials(username: "ci", password: Self.proxyPassword)
+        let proxy = Proxy(host: "proxy.internal", port: 3128, credentials: credentials)
+        let socks = try Proxy(url: "socks5h://ci:\(Self.proxyPassword)@127.0.0.1:1080")
+        let policies: [ProxyPolicy] = [
+            .direct, .through(proxy), .through(socks, bypass: "localhost, 10.0.0.0/8"), .choosing { _ in proxy },
+            .environment([
+                "https_proxy": "http://ci:\(Self.proxyPassword)@proxy.internal:3128", "no_proxy": "localhost",
+                "ALL_PROXY": "socks5h://ci:\(Self.proxyPassword)@127.0.0.1:1080",
+            ]),
+            // curl takes a proxy without a scheme, credentials and all.
+            .environment(["http_proxy": "ci:\(Self.proxyPassword)@proxy.internal:3128"]),
+        ]
+        for value in [proxy, socks, credentials] as [Any] + policies.map({ $0 as Any }) {
+            Self.expectNoSecret(in: value, secrets: [Self.proxyPassword])
+        }
+        #expect(String(describing: proxy) == "http://proxy.internal:3128")
+        #expect(String(describing: credentials) == "<redacted>")
+        #expect(String(describing: policies[5]).contains("http_proxy='<redacted>@proxy.internal:3128'"))
+        #expect(Mirror(reflecting: proxy).children.map(\.label) == ["kind", "host", "port", "credentials"])
+    }
+
+    @Test("an error of each proxy code never shows the proxy's password, nor does the message of a refused proxy URL")
+    func proxyErrors() throws {
+        let proxy = Proxy(
+            host: "127.0.0.1", port: 3128, credentials: .init(username: "ci", password: Self.proxyPassword))
+        let request = HTTPRequest(url: URL(string: "https://origin.example/")!)
+        var errors: [ClientError] = []
+        for value in ["https://ci:\(Self.proxyPassword)@proxy:443", "socks4://ci:\(Self.proxyPassword)@proxy:1080"] {
+            do {
+                _ = try Proxy(url: value)
+            } catch {
+                errors.append(error)
+            }
+        }
+        do {
+            _ = try ProxyPolicy.environment(["https_proxy": "https://ci:\(Self.proxyPassword)@proxy:443"]).proxy(
+                for: request.url)
+        } catch {
+            errors.append(error)
+        }
+        for text in ["CONNECT tunnel failed, response 403", "CONNECT tunnel failed, response 407"] {
+            let urlError = URLError(.unknown, userInfo: [NSLocalizedDescriptionKey: text])
+            errors.append(try #require(URLSessionTransport.proxyError(urlError, request: request, proxy: proxy)))
+        }
+        errors.append(
+            URLSessionTransport.proxyRefused(
+                HTTPResponse(status: try HTTPStatus(code: 407)), through: proxy, request: request))
+        #expect(Set(errors.map(\.code)) == [.proxyUnsupported, .proxyConnectFailed, .proxyAuthenticationFailed])
+        for error in errors {
+            Self.expectNoSecret(in: error, secrets: [Self.proxyPassword])
+            #expect(error.message.contains("proxy"), "\(error.message)")
+        }
+    }
+
+    @Test("the proxied event, metrics and a transport response name the proxy without its credentials")
+    func proxyObservability() {
+        let proxy = Proxy(
+            host: "proxy.internal", port: 3128, credentials: .init(username: "ci", password: Self.proxyPassword))
+        var metrics = ClientMetrics(attempts: [], redirects: 0, duration: .zero, bytesSent: nil, bytesReceived: nil)
+        metrics.proxy = proxy
+        let url = URL(string: "https://origin.example/")!
+        // An event made by hand with the credentials still shows none.
+        let events = [
+            ClientEvent(requestID: 1, elapsed: .zero, kind: .proxied(url, proxy: proxy, attempt: 1)),
+            ClientEvent(requestID: 1, elapsed: .zero, kind: .finished(status: .ok, error: nil, metrics: metrics)),
+        ]
+        let response = TransportResponse(head: HTTPResponse(status: .ok), body: nil, proxy: proxy)
+        for value in [metrics, response, response.proxy as Any] + events.map({ $0 as Any }) {
+            Self.expectNoSecret(in: value, secrets: [Self.proxyPassword, "ci"])
+        }
+        #expect(
+            events[0].description
+                == "#1 through proxy http://proxy.internal:3128 to https://origin.example/ (attempt 1)")
+    }
+
+    @Test("Logging hides the password of a proxy URL in an error's message")
+    func loggingHidesProxyPasswords() throws {
+        let lines = Collector<String>()
+        let logging = Logging(.headers) { lines.append($0) }
+        let request = HTTPRequest(url: URL(string: "https://origin.example/")!)
+        var context = InterceptorContext(request: request)
+        let error = ClientError(
+            .proxyConnectFailed, "the proxy http://ci:\(Self.proxyPassword)@proxy.internal:3128/ refused the tunnel",
+            request: request)
+        _ = try logging.decide(.failure(error), context: &context)
+        let logged = lines.values.joined(separator: "\n")
+        #expect(!logged.contains(Self.proxyPassword), "\(logged)")
+        #expect(logged.contains("http://ci:***@proxy.internal:3128/"), "\(logged)")
+    }
 }

@@ -7,7 +7,8 @@ import HTTPCore
 /// ``Level/headers`` (and header fields), or ``Level/bodies(limit:)`` (and up to `limit`
 /// bytes of each body). `Authorization`, `Cookie`, `Set-Cookie` and
 /// `Proxy-Authorization` values are always replaced by `<redacted>`, plus any names you
-/// add. A one-shot stream body is never read for logging, and a file body is named, not
+/// add; the password of every URL written (a request's, or a proxy's named in an error) is
+/// `***`. A one-shot stream body is never read for logging, and a file body is named, not
 /// read; a response body is shown only when the client buffers it.
 ///
 /// Interceptors prepare in array order and decide in reverse: put `Logging` **last** so
@@ -97,7 +98,10 @@ public struct Logging: SynchronousInterceptor {
                 lines.append(body.map { describe($0, limit: limit) } ?? "<body not buffered>")
             }
         case .failure(let error):
-            lines = ["<- failed \(error.code) \(target) (\(seconds) s): \(error.message)"]
+            // A message may name a URL with a password (a proxy's, from the environment).
+            lines = [
+                "<- failed \(error.code) \(target) (\(seconds) s): \(URLRedaction.redactingURLs(in: error.message))"
+            ]
         }
         sink(lines.joined(separator: "\n"))
         return .proceed
