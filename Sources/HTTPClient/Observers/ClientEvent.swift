@@ -5,8 +5,8 @@ import HTTPCore
 public struct ClientEvent: Sendable, CustomStringConvertible {
     /// What happened.
     ///
-    /// The two cases that carry a ``ClientError`` are stored out of line, so every event
-    /// stays small to copy (about 120 bytes rather than 250) on its way to the observers.
+    /// The two cases that carry a ``ClientError``, and the one that carries a ``Proxy``, are
+    /// stored out of line, so every event stays small to copy (about 120 bytes rather than 250) on its way to the observers.
     public enum Kind: Sendable {
         /// The interceptors prepared the request for an attempt.
         case prepared(HTTPRequest, attempt: Int)
@@ -18,8 +18,9 @@ public struct ClientEvent: Sendable, CustomStringConvertible {
         case queued(URL, waited: Duration, attempt: Int)
         /// A response to `url` (a redirect hop's or the final one's) came through `proxy`:
         /// its kind, host and port, never its credentials (``Proxy/withoutCredentials``).
-        /// Told only by a transport that says (``TransportResponse/proxy``).
-        case proxied(URL, proxy: Proxy, attempt: Int)
+        /// Told only by a transport that says (``TransportResponse/proxy``). Stored out of
+        /// line, as the error cases are: a proxy is larger than the other cases' values.
+        indirect case proxied(URL, proxy: Proxy, attempt: Int)
         /// The client's cookie store refused `Set-Cookie` fields of a response to `url` (a
         /// redirect hop's or the final one's), each with its reason and the cookie's value
         /// redacted: why a cookie a login set is not sent back.
