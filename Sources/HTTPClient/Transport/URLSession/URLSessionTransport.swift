@@ -187,7 +187,9 @@ public final class URLSessionTransport: ClientTransport {
     /// - Parameters:
     ///   - sessionConfiguration: The session settings to start from.
     ///   - configuration: The transport's settings.
-    public convenience init(sessionConfiguration: URLSessionConfiguration, configuration: Configuration = Configuration()) {
+    public convenience init(
+        sessionConfiguration: URLSessionConfiguration, configuration: Configuration = Configuration()
+    ) {
         self.init(sessionConfiguration: sessionConfiguration, configuration: configuration, proxy: .environment)
     }
 
