@@ -3,16 +3,20 @@
 
 Run by scripts/with-servers when HERON_SERVER_SELFCHECK=1, against HERON_FAULT_URL and
 HERON_HTTPBIN_URL. Exercises every fault-server endpoint (see fault_server.py) and the httpbin
-endpoints the suites use, over real sockets; prints one line per check and exits non-zero
-when any check fails.
+endpoints the suites use, over real sockets; then the proxies (HERON_PROXY_URL,
+HERON_PROXY_AUTH_URL, HERON_PROXY_LIMITED_URL, HERON_SOCKS_URL, HERON_FAULT_PROXY_URL) and the
+Unix domain sockets (HERON_UNIX_SOCKET_A, HERON_UNIX_SOCKET_B, HERON_HTTPBIN_SOCKET). Prints
+one line per check and exits non-zero when any check fails.
 """
 
+import base64
 import email.utils
 import hashlib
 import http.client
 import json
 import os
 import socket
+import ssl
 import sys
 import time
 import urllib.parse
@@ -160,6 +164,183 @@ def check_fault_server(server):
           and None not in ports, (statuses, ports))
 
 
+class UnixHTTPConnection(http.client.HTTPConnection):
+    """http.client over a Unix domain socket path."""
+
+    def __init__(self, path, timeout=10):
+        super().__init__("localhost", timeout=timeout)
+        self.socket_path = path
+
+    def connect(self):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(self.timeout)
+        self.sock.connect(self.socket_path)
+
+
+def unix_request(path, method, target, headers=None):
+    connection = UnixHTTPConnection(path)
+    try:
+        connection.request(method, target, headers=headers or {})
+        response = connection.getresponse()
+        return response.status, response.headers, response.read()
+    finally:
+        connection.close()
+
+
+def read_head(sock):
+    """Reads a response head byte by byte (so nothing after it is consumed); returns (status, head)."""
+    head = b""
+    while not head.endswith(b"\r\n\r\n"):
+        piece = sock.recv(1)
+        if not piece:
+            break
+        head += piece
+    parts = head.split(b" ", 2)
+    return (int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else None), head
+
+
+def read_to_end(sock):
+    data = b""
+    while True:
+        piece = sock.recv(65536)
+        if not piece:
+            return data
+        data += piece
+
+
+def connect_through(proxy, target, credentials=None):
+    """Opens a CONNECT tunnel to `target` (host, port); returns (status, head, socket)."""
+    sock = socket.create_connection(proxy, timeout=10)
+    authority = "%s:%d" % target
+    lines = [f"CONNECT {authority} HTTP/1.1", f"Host: {authority}"]
+    if credentials:
+        lines.append("Proxy-Authorization: Basic " + base64.b64encode(credentials.encode()).decode())
+    sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+    status, head = read_head(sock)
+    return status, head, sock
+
+
+def tunnelled_get(sock, target, path):
+    """Sends GET `path` through an open tunnel (closing it after); returns (status, body)."""
+    host, port = target
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nConnection: close\r\n\r\n".encode())
+    response = read_to_end(sock)
+    head, _, body = response.partition(b"\r\n\r\n")
+    parts = head.split(b" ", 2)
+    return (int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else None), head, body
+
+
+def check_proxies(fault):
+    origin = "http://%s:%d" % fault
+    open_proxy = address("HERON_PROXY_URL")
+    auth_proxy = address("HERON_PROXY_AUTH_URL")
+    limited_proxy = address("HERON_PROXY_LIMITED_URL")
+    credentials = os.environ["HERON_PROXY_USER"] + ":" + os.environ["HERON_PROXY_PASSWORD"]
+    basic = "Basic " + base64.b64encode(credentials.encode()).decode()
+
+    status, _, body = request(open_proxy, "GET", origin + "/headers")
+    fields = json.loads(body) if status == 200 else {}
+    check("open proxy forwards an absolute-form request, with Via",
+          status == 200 and any("heron-proxy " in value for value in fields.get("via", [])), (status, body[:200]))
+
+    status, head, sock = connect_through(open_proxy, fault)
+    with sock:
+        inner = tunnelled_get(sock, fault, "/whoami") if status == 200 else (None, b"", b"")
+    check("open proxy opens a CONNECT tunnel to a loopback port",
+          status == 200 and inner[0] == 200 and json.loads(inner[2]) == {"socket": None}, (head, inner[:2]))
+
+    with open(os.environ["HERON_TLS_INFO"]) as handle:
+        tls = json.load(handle)
+    trusted = ("127.0.0.1", tls["ports"]["trusted"])
+    status, head, sock = connect_through(open_proxy, trusted)
+    answer = b""
+    if status == 200:
+        context = ssl.create_default_context(cafile=tls["ca"])
+        with context.wrap_socket(sock, server_hostname="localhost") as tls_sock:
+            tls_sock.sendall(b"GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+            answer = read_to_end(tls_sock)
+    sock.close()
+    check("open proxy tunnels TLS to the trusted HTTPS test server",
+          status == 200 and answer.startswith(b"HTTP/1."), (head, answer[:80]))
+
+    status, head, sock = connect_through(auth_proxy, fault)
+    sock.close()
+    check("auth proxy answers a CONNECT without credentials with 407 and Basic",
+          status == 407 and b"\r\nProxy-Authenticate: Basic" in head, head)
+    status, head, sock = connect_through(auth_proxy, fault, "heron:wrong")
+    sock.close()
+    check("auth proxy refuses wrong credentials (tinyproxy: 401)", status in (401, 407), head)
+    status, head, sock = connect_through(auth_proxy, fault, credentials)
+    with sock:
+        inner = tunnelled_get(sock, fault, "/headers") if status == 200 else (None, b"", b"")
+    check("auth proxy opens a CONNECT tunnel with credentials", status == 200 and inner[0] == 200, (head, inner[:2]))
+
+    status, _, body = request(auth_proxy, "GET", origin + "/headers")
+    check("auth proxy answers a plain request without credentials with 407", status == 407, status)
+    status, _, body = request(auth_proxy, "GET", origin + "/headers", headers={"Proxy-Authorization": basic})
+    fields = json.loads(body) if status == 200 else {}
+    check("auth proxy forwards a plain request with credentials, without Proxy-Authorization",
+          status == 200 and "proxy-authorization" not in fields
+          and any("heron-proxy-auth " in value for value in fields.get("via", [])), (status, body[:300]))
+
+    status, head, sock = connect_through(limited_proxy, fault)
+    sock.close()
+    check("limited proxy refuses a CONNECT to a test port with 403", status == 403, head)
+
+    socks = address("HERON_SOCKS_URL")
+    with socket.create_connection(socks, timeout=10) as sock:
+        sock.sendall(b"\x05\x01\x00")
+        greeting = sock.recv(2)
+        sock.sendall(b"\x05\x01\x00\x03" + bytes([len(fault[0])]) + fault[0].encode() + fault[1].to_bytes(2, "big"))
+        reply = sock.recv(4)
+        if reply[3:4] == b"\x01":
+            sock.recv(6)  # IPv4 address and port bound
+        inner = tunnelled_get(sock, fault, "/whoami") if reply[:2] == b"\x05\x00" else (None, b"", b"")
+    check("SOCKS5 proxy connects to a host name without authentication",
+          greeting == b"\x05\x00" and inner[0] == 200 and json.loads(inner[2]) == {"socket": None},
+          (greeting, reply, inner[:2]))
+
+    fault_proxy = address("HERON_FAULT_PROXY_URL")
+    key = uuid.uuid4().hex
+    with socket.create_connection(fault_proxy, timeout=10) as sock:
+        sock.sendall(f"GET http://example.invalid/x?key={key} HTTP/1.1\r\nHost: example.invalid\r\n\r\n".encode())
+        data = read_to_end(sock)
+    head, _, body = data.partition(b"\r\n\r\n")
+    check("fault proxy cuts an absolute-form answer short",
+          head.startswith(b"HTTP/1.1 200") and b"Content-Length: 100000" in head
+          and body == bytes(i % 256 for i in range(1000)), (head, len(body)))
+    status, head, sock = connect_through(fault_proxy, ("example.invalid", 80))
+    with sock:
+        inner = tunnelled_get(sock, ("example.invalid", 80), f"/y?key={key}") if status == 200 else (None, b"", b"")
+    status_count, _, count = request(fault_proxy, "GET", f"/count?key={key}")
+    check("fault proxy cuts a tunnelled answer short and counts both",
+          status == 200 and inner[0] == 200 and b"Content-Length: 100000" in inner[1] and len(inner[2]) == 1000
+          and json.loads(count) == {"count": 2, "tunnelled": 1}, (head, inner[:2], len(inner[2]), count))
+
+
+def check_unix_sockets(fault):
+    paths = [os.environ["HERON_UNIX_SOCKET_A"], os.environ["HERON_UNIX_SOCKET_B"]]
+    for path in paths:
+        status, headers, body = unix_request(path, "GET", "/whoami")
+        check(f"/whoami on {os.path.basename(path)} names it",
+              status == 200 and json.loads(body) == {"socket": path}
+              and headers.get("Cache-Control") == "max-age=600", (status, body))
+    status, _, body = request(fault, "GET", "/whoami")
+    check("/whoami over TCP is null", status == 200 and json.loads(body) == {"socket": None}, body)
+    status, headers, body = unix_request(paths[0], "GET", "/set-cookie?name=side&value=a")
+    check("/set-cookie over a socket",
+          status == 200 and headers.get("Set-Cookie") == "side=a; Path=/", (status, headers.get("Set-Cookie")))
+    status, _, body = unix_request(paths[1], "GET", "/headers", headers={"Cookie": "side=b", "X-Two": "a"})
+    fields = json.loads(body)
+    check("/headers over a socket", fields.get("cookie") == ["side=b"] and fields.get("x-two") == ["a"], fields)
+    key = uuid.uuid4().hex
+    unix_request(paths[0], "GET", f"/bytes?n=1&key={key}")
+    status, _, body = request(fault, "GET", f"/count?key={key}")
+    check("the sockets share the TCP listener's counters", json.loads(body) == {"count": 1}, body)
+    status, _, body = unix_request(os.environ["HERON_HTTPBIN_SOCKET"], "GET", "/get?x=1")
+    check("httpbin over a socket", status == 200 and json.loads(body)["args"] == {"x": "1"}, (status, body[:100]))
+
+
 def check_httpbin(server):
     for method, path, expected in [
         ("GET", "/get", 200), ("POST", "/post", 200), ("GET", "/status/503", 503),
@@ -175,6 +356,8 @@ def check_httpbin(server):
 def main():
     check_fault_server(address("HERON_FAULT_URL"))
     check_httpbin(address("HERON_HTTPBIN_URL"))
+    check_proxies(address("HERON_FAULT_URL"))
+    check_unix_sockets(address("HERON_FAULT_URL"))
     if FAILURES:
         print(f"{len(FAILURES)} checks failed: {', '.join(FAILURES)}")
         sys.exit(1)
