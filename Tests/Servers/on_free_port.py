@@ -11,17 +11,22 @@ port is written to --port-file and this process waits for the daemon, ending wit
 daemon gets SIGTERM when this process dies (Linux), and with-servers stops both at once (the
 same process group); with --stop-signal KILL, a SIGTERM to this process kills the daemon
 outright (squid, even told to wait for nothing, takes over a second to stop on SIGTERM, and
-without a cache it has nothing to save).
+without a cache it has nothing to save), and the files matching each --remove-after pattern
+(what the daemon would have removed itself, such as squid's shared memory segments) are
+removed once it is gone.
 
   on_free_port.py --port-file PATH --probe tinyproxy|squid|socks5 [--template IN --config OUT]
-                  [--set NAME=VALUE]... [--stop-signal TERM|KILL] -- COMMAND [ARGUMENT...]
+                  [--set NAME=VALUE]... [--stop-signal TERM|KILL] [--remove-after GLOB]...
+                  -- COMMAND [ARGUMENT...]
 
-In the template and in COMMAND's arguments, @PORT@ becomes the port, @CONFIG@ the --config
-path, and @NAME@ the VALUE of each --set NAME=VALUE. Python standard library only.
+In the template, in COMMAND's arguments and in the --remove-after patterns, @PORT@ becomes the
+port, @CONFIG@ the --config path, and @NAME@ the VALUE of each --set NAME=VALUE. Python
+standard library only.
 """
 
 import argparse
 import ctypes
+import glob
 import os
 import signal
 import socket
@@ -67,6 +72,15 @@ def answers(kind, port):
         return False
 
 
+def remove(patterns, fill):
+    for pattern in patterns:
+        for path in glob.glob(fill(pattern)):
+            try:
+                os.remove(path)
+            except OSError:
+                pass
+
+
 def die_with_parent():
     try:
         ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
@@ -82,6 +96,7 @@ def main():
     parser.add_argument("--config")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
     parser.add_argument("--stop-signal", choices=("TERM", "KILL"), default="TERM")
+    parser.add_argument("--remove-after", action="append", default=[], metavar="GLOB")
     parser.add_argument("command", nargs=argparse.REMAINDER)
     options = parser.parse_args()
     command = options.command[1:] if options.command[:1] == ["--"] else options.command
@@ -114,6 +129,7 @@ def main():
                 sys.exit("on_free_port: %s did not answer on port %d within %g s" % (command[0], port, START_SECONDS))
             print("on_free_port: %s exited with %d on port %d (attempt %d); trying another port"
                   % (command[0], daemon.returncode, port, attempt), file=sys.stderr, flush=True)
+            remove(options.remove_after, lambda text: fill(text, port))
             continue
         temporary = options.port_file + ".tmp"
         with open(temporary, "w") as handle:
@@ -121,7 +137,9 @@ def main():
         os.replace(temporary, options.port_file)
         stop_signal = getattr(signal, "SIG" + options.stop_signal)
         signal.signal(signal.SIGTERM, lambda *_: daemon.send_signal(stop_signal))
-        sys.exit(daemon.wait())
+        status = daemon.wait()
+        remove(options.remove_after, lambda text: fill(text, port))
+        sys.exit(status)
     sys.exit("on_free_port: %s could not start in %d attempts" % (command[0], ATTEMPTS))
 
 
