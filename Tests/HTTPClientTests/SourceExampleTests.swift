@@ -590,4 +590,43 @@ struct SourceExampleTests {
         async let second = client.send(.get("config"))  // the same request, sent once
         _ = try await (first, second)
     }
+
+    @Test("Proxy")
+    func proxy() throws {
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let proxy = Proxy(host: "proxy.internal", port: 3128, credentials: .init(username: "ci", password: "s3cret"))
+        print(proxy)  // http://proxy.internal:3128
+        let socks = try Proxy(url: "socks5h://127.0.0.1:1080")
+        print(socks.kind)  // socks5
+
+        #expect(printed == ["http://proxy.internal:3128", "socks5"])
+        #expect(proxy.credentials?.password == "s3cret")
+    }
+
+    @Test("ProxyBypass")
+    func proxyBypass() {
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let bypass = ProxyBypass("localhost, .internal.example, 10.0.0.0/8")
+        print(bypass.matches(URL(string: "http://db.internal.example/")!))  // true
+        print(bypass.matches(URL(string: "https://example.com/")!))  // false
+
+        #expect(printed == ["true", "false"])
+    }
+
+    @Test("ProxyPolicy")
+    func proxyPolicy() throws {
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let proxy = Proxy(host: "127.0.0.1", port: 3128)
+        let policy = ProxyPolicy.through(proxy, bypass: "localhost, .internal.example")
+        print(try policy.proxy(for: URL(string: "https://example.com/")!) as Any)  // Optional(http://127.0.0.1:3128)
+        print(try policy.proxy(for: URL(string: "http://db.internal.example/")!) as Any)  // nil
+
+        #expect(printed == ["Optional(http://127.0.0.1:3128)", "nil"])
+    }
 }

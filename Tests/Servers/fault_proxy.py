@@ -19,9 +19,18 @@ body (byte i is i % 256, the fault server's pattern), then the connection is clo
   GET /count?key=K            (origin form, to the proxy itself) {"count": n, "tunnelled": t}:
                               how many proxied requests whose target carried `key=K` were
                               answered, and how many of them came through a CONNECT tunnel.
+  GET /seen                   (origin form, to the proxy itself) the proxied request heads it
+                              received, in order: {"requests": [{"line": "CONNECT h:p HTTP/1.1",
+                              "fields": {lowercased name: [values in order]}, "connection": n}]}
+                              where n numbers the client connections in the order accepted (from
+                              1). A CONNECT's head and an absolute-form request's head are
+                              recorded, not a request sent inside a tunnel (that one is the
+                              origin's), nor a request to the proxy itself: so a test can show
+                              which credentials reached this proxy, and which never did.
+  GET /seen?clear=1           the same, and the record is emptied.
 
 Anything else (a request head that cannot be parsed, another origin-form path) gets 400 and
-the connection closed.
+the connection closed. Answers to /count and /seen close the connection too.
 
 Usage: fault_proxy.py --port N [--host 127.0.0.1] [--port-file PATH]
 With --port 0 the system picks a free port; --port-file receives the bound port number once
@@ -58,16 +67,44 @@ class Counters:
             return self._counts.get(key, (0, 0))
 
 
+class Seen:
+    """The proxied request heads received, in order, with the connection each came on."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._requests = []
+        self._connections = 0
+
+    def new_connection(self):
+        with self._lock:
+            self._connections += 1
+            return self._connections
+
+    def add(self, connection, line, fields):
+        with self._lock:
+            self._requests.append({"line": line, "fields": fields, "connection": connection})
+
+    def get(self, clear):
+        with self._lock:
+            requests = list(self._requests)
+            if clear:
+                self._requests.clear()
+            return requests
+
+
 class ProxyHandler(socketserver.StreamRequestHandler):
-    """Handles one client connection: a CONNECT tunnel, an absolute-form request or /count."""
+    """Handles one client connection: a CONNECT tunnel, an absolute-form request, /count or /seen."""
 
     timeout = 60  # seconds a connection may stay silent (StreamRequestHandler applies it)
 
     def handle(self):
+        connection = self.server.seen.new_connection()
         head = self._read_head()
         if head is None:
             return
-        method, target, length = head
+        method, target, length, line, fields = head
+        if method == "CONNECT" or target.startswith(("http://", "https://")):
+            self.server.seen.add(connection, line, fields)
         if method == "CONNECT":
             self.wfile.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
             self.wfile.flush()
@@ -84,12 +121,17 @@ class ProxyHandler(socketserver.StreamRequestHandler):
             key = self._key(target)
             count, tunnelled = self.server.counters.get(key) if key is not None else (0, 0)
             self._answer(200, json.dumps({"count": count, "tunnelled": tunnelled}).encode() + b"\n")
+        elif urllib.parse.urlsplit(target).path == "/seen":
+            query = urllib.parse.parse_qs(urllib.parse.urlsplit(target).query)
+            requests = self.server.seen.get(clear=query.get("clear") == ["1"])
+            self._answer(200, json.dumps({"requests": requests}).encode() + b"\n")
         else:
-            self._answer(400, b'{"error": "send a CONNECT, an absolute-form request or GET /count"}\n')
+            self._answer(400, b'{"error": "send a CONNECT, an absolute-form request, GET /count or GET /seen"}\n')
 
     def _read_head(self):
-        """Reads a request head; returns (method, target, Content-Length or 0), or None (having
-        answered 400 when the client sent bytes that are not a request head)."""
+        """Reads a request head; returns (method, target, Content-Length or 0, request line,
+        {lowercased field name: [values]}), or None (having answered 400 when the client sent
+        bytes that are not a request head)."""
         lines = []
         size = 0
         while True:
@@ -105,11 +147,15 @@ class ProxyHandler(socketserver.StreamRequestHandler):
             self._answer(400, b'{"error": "not an HTTP/1.x request head"}\n')
             return None
         length = 0
+        fields = {}
         for line in lines[1:]:
             name, _, value = line.partition(b":")
-            if name.strip().lower() == b"content-length" and value.strip().isdigit():
-                length = int(value.strip())
-        return parts[0].decode("latin-1"), parts[1].decode("latin-1"), length
+            name, value = name.strip().lower(), value.strip()
+            fields.setdefault(name.decode("latin-1"), []).append(value.decode("latin-1"))
+            if name == b"content-length" and value.isdigit():
+                length = int(value)
+        request_line = lines[0].rstrip(b"\r\n").decode("latin-1")
+        return parts[0].decode("latin-1"), parts[1].decode("latin-1"), length, request_line, fields
 
     @staticmethod
     def _key(target):
@@ -147,6 +193,7 @@ class FaultProxy(socketserver.ThreadingTCPServer):
     def __init__(self, address):
         super().__init__(address, ProxyHandler)
         self.counters = Counters()
+        self.seen = Seen()
 
     def handle_error(self, request, client_address):
         if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):

@@ -4,8 +4,9 @@
 Run by scripts/with-servers when HERON_SERVER_SELFCHECK=1, against HERON_FAULT_URL and
 HERON_HTTPBIN_URL. Exercises every fault-server endpoint (see fault_server.py) and the httpbin
 endpoints the suites use, over real sockets; then the proxies (HERON_PROXY_URL,
-HERON_PROXY_AUTH_URL, HERON_PROXY_LIMITED_URL, HERON_SOCKS_URL, HERON_FAULT_PROXY_URL) and the
-Unix domain sockets (HERON_UNIX_SOCKET_A, HERON_UNIX_SOCKET_B, HERON_HTTPBIN_SOCKET). Prints
+HERON_PROXY_AUTH_URL and HERON_PROXY_DIGEST_URL with HERON_PROXY_USER and HERON_PROXY_PASSWORD,
+HERON_PROXY_LIMITED_URL, HERON_SOCKS_URL, HERON_FAULT_PROXY_URL and its /seen) and the Unix
+domain sockets (HERON_UNIX_SOCKET_A, HERON_UNIX_SOCKET_B, HERON_HTTPBIN_SOCKET). Prints
 one line per check and exits non-zero when any check fails.
 """
 
@@ -15,8 +16,11 @@ import hashlib
 import http.client
 import json
 import os
+import re
+import shutil
 import socket
 import ssl
+import subprocess
 import sys
 import time
 import urllib.parse
@@ -208,16 +212,74 @@ def read_to_end(sock):
         data += piece
 
 
-def connect_through(proxy, target, credentials=None):
-    """Opens a CONNECT tunnel to `target` (host, port); returns (status, head, socket)."""
-    sock = socket.create_connection(proxy, timeout=10)
+def connect_through(proxy, target, credentials=None, sock=None, authorization=None):
+    """Opens a CONNECT tunnel to `target` (host, port), on `sock` if given, with Basic
+    `credentials` ("user:password") or a Proxy-Authorization value; returns (status, head,
+    socket), the body of a refusal read (so the connection can be used again)."""
+    sock = sock or socket.create_connection(proxy, timeout=10)
     authority = "%s:%d" % target
     lines = [f"CONNECT {authority} HTTP/1.1", f"Host: {authority}"]
     if credentials:
-        lines.append("Proxy-Authorization: Basic " + base64.b64encode(credentials.encode()).decode())
-    sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
-    status, head = read_head(sock)
+        lines.append("Proxy-Authorization: " + basic_authorization(credentials))
+    if authorization:
+        lines.append("Proxy-Authorization: " + authorization)
+    try:
+        sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+        status, head = read_head(sock)
+        if status != 200:
+            read_body(sock, head)
+    except OSError as error:  # the proxy closed the connection: no status
+        return None, repr(error).encode(), sock
     return status, head, sock
+
+
+def basic_authorization(credentials):
+    return "Basic " + base64.b64encode(credentials.encode()).decode()
+
+
+def digest_authorization(head, method, uri, user, password):
+    """The Digest Proxy-Authorization answering the Proxy-Authenticate challenge in `head`
+    (RFC 7616 section 3.4: MD5, qop=auth)."""
+    challenge = field(head, "Proxy-Authenticate") or ""
+    parameters = dict(re.findall(r'(\w+)="?([^",]*)"?', challenge))
+    md5 = lambda text: hashlib.md5(text.encode()).hexdigest()  # noqa: E731
+    realm, nonce, cnonce, count = parameters.get("realm", ""), parameters.get("nonce", ""), uuid.uuid4().hex, "00000001"
+    response = md5(":".join([md5(f"{user}:{realm}:{password}"), nonce, count, cnonce, "auth", md5(f"{method}:{uri}")]))
+    return (f'Digest username="{user}", realm="{realm}", nonce="{nonce}", uri="{uri}", algorithm=MD5, '
+            f'cnonce="{cnonce}", nc={count}, qop=auth, response="{response}"')
+
+
+def field(head, name):
+    """The value of the first field `name` in a response head (bytes), or None."""
+    for line in head.decode("latin-1").split("\r\n")[1:]:
+        key, _, value = line.partition(":")
+        if key.strip().lower() == name.lower():
+            return value.strip()
+    return None
+
+
+def read_body(sock, head):
+    """Reads the Content-Length body that follows `head` on `sock`."""
+    remaining = int(field(head, "Content-Length") or 0)
+    body = b""
+    while len(body) < remaining:
+        piece = sock.recv(remaining - len(body))
+        if not piece:
+            break
+        body += piece
+    return body
+
+
+def proxied_get(sock, url, authorization=None):
+    """Sends an absolute-form GET on `sock` (kept open); returns (status, head, body)."""
+    host = urllib.parse.urlsplit(url).netloc
+    extra = f"Proxy-Authorization: {authorization}\r\n" if authorization else ""
+    try:
+        sock.sendall(f"GET {url} HTTP/1.1\r\nHost: {host}\r\n{extra}\r\n".encode())
+        status, head = read_head(sock)
+        return status, head, read_body(sock, head)
+    except OSError as error:  # the proxy closed the connection: no status
+        return None, repr(error).encode(), b""
 
 
 def tunnelled_get(sock, target, path):
@@ -233,10 +295,7 @@ def tunnelled_get(sock, target, path):
 def check_proxies(fault):
     origin = "http://%s:%d" % fault
     open_proxy = address("HERON_PROXY_URL")
-    auth_proxy = address("HERON_PROXY_AUTH_URL")
     limited_proxy = address("HERON_PROXY_LIMITED_URL")
-    credentials = os.environ["HERON_PROXY_USER"] + ":" + os.environ["HERON_PROXY_PASSWORD"]
-    basic = "Basic " + base64.b64encode(credentials.encode()).decode()
 
     status, _, body = request(open_proxy, "GET", origin + "/headers")
     fields = json.loads(body) if status == 200 else {}
@@ -262,26 +321,6 @@ def check_proxies(fault):
     sock.close()
     check("open proxy tunnels TLS to the trusted HTTPS test server",
           status == 200 and answer.startswith(b"HTTP/1."), (head, answer[:80]))
-
-    status, head, sock = connect_through(auth_proxy, fault)
-    sock.close()
-    check("auth proxy answers a CONNECT without credentials with 407 and Basic",
-          status == 407 and b"\r\nProxy-Authenticate: Basic" in head, head)
-    status, head, sock = connect_through(auth_proxy, fault, "heron:wrong")
-    sock.close()
-    check("auth proxy refuses wrong credentials (tinyproxy: 401)", status in (401, 407), head)
-    status, head, sock = connect_through(auth_proxy, fault, credentials)
-    with sock:
-        inner = tunnelled_get(sock, fault, "/headers") if status == 200 else (None, b"", b"")
-    check("auth proxy opens a CONNECT tunnel with credentials", status == 200 and inner[0] == 200, (head, inner[:2]))
-
-    status, _, body = request(auth_proxy, "GET", origin + "/headers")
-    check("auth proxy answers a plain request without credentials with 407", status == 407, status)
-    status, _, body = request(auth_proxy, "GET", origin + "/headers", headers={"Proxy-Authorization": basic})
-    fields = json.loads(body) if status == 200 else {}
-    check("auth proxy forwards a plain request with credentials, without Proxy-Authorization",
-          status == 200 and "proxy-authorization" not in fields
-          and any("heron-proxy-auth " in value for value in fields.get("via", [])), (status, body[:300]))
 
     status, head, sock = connect_through(limited_proxy, fault)
     sock.close()
@@ -316,6 +355,120 @@ def check_proxies(fault):
     check("fault proxy cuts a tunnelled answer short and counts both",
           status == 200 and inner[0] == 200 and b"Content-Length: 100000" in inner[1] and len(inner[2]) == 1000
           and json.loads(count) == {"count": 2, "tunnelled": 1}, (head, inner[:2], len(inner[2]), count))
+
+
+def check_squid_basic(fault, trusted, ca):
+    """HERON_PROXY_AUTH_URL: squid wanting Basic proxy credentials (RFC 7617, RFC 9110 section 11.7)."""
+    proxy = address("HERON_PROXY_AUTH_URL")
+    origin = "http://%s:%d" % fault
+    user, password = os.environ["HERON_PROXY_USER"], os.environ["HERON_PROXY_PASSWORD"]
+    right, wrong = f"{user}:{password}", f"{user}:{password}x"
+    challenge = b'\r\nProxy-Authenticate: Basic realm="heron-proxy-auth"\r\n'
+
+    status, head, sock = connect_through(proxy, fault)
+    with sock:
+        again = connect_through(proxy, fault, right, sock=sock)[0]
+    check("squid (Basic) answers a CONNECT without credentials 407 with a Basic challenge, and keeps the "
+          "connection for the next try", status == 407 and challenge in head and again == 200, (head, again))
+    status, head, sock = connect_through(proxy, fault, wrong)
+    sock.close()
+    check("squid (Basic) answers a CONNECT with a wrong password 407 with a Basic challenge",
+          status == 407 and challenge in head, head)
+    status, head, sock = connect_through(proxy, fault, right)
+    with sock:
+        inner = tunnelled_get(sock, fault, "/headers") if status == 200 else (None, b"", b"")
+    check("squid (Basic) opens a CONNECT tunnel with the credentials",
+          status == 200 and inner[0] == 200, (head, inner[:2]))
+    status, head, sock = connect_through(proxy, trusted, right)
+    answer = b""
+    if status == 200:
+        with ssl.create_default_context(cafile=ca).wrap_socket(sock, server_hostname="localhost") as tls_sock:
+            tls_sock.sendall(b"GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+            answer = read_to_end(tls_sock)
+    sock.close()
+    check("squid (Basic) tunnels TLS to the trusted HTTPS test server (CONNECT to any port)",
+          status == 200 and answer.startswith(b"HTTP/1."), (head, answer[:80]))
+
+    with socket.create_connection(proxy, timeout=10) as sock:
+        status, head, _ = proxied_get(sock, origin + "/headers")
+        wrong_status, wrong_head, _ = proxied_get(sock, origin + "/headers", basic_authorization(wrong))
+        right_status, right_head, body = proxied_get(sock, origin + "/headers", basic_authorization(right))
+        next_status = proxied_get(sock, origin + "/headers", basic_authorization(right))[0]
+    check("squid (Basic) answers a plain request without credentials 407 with a Basic challenge",
+          status == 407 and challenge in head, head)
+    check("squid (Basic) answers a plain request with a wrong password 407 on the same connection",
+          wrong_status == 407 and challenge in wrong_head, wrong_head)
+    fields = json.loads(body) if right_status == 200 else {}
+    check("squid (Basic) forwards a plain request with the credentials, without Proxy-Authorization, "
+          "and keeps the connection", right_status == 200 and next_status == 200 and "proxy-authorization" not in fields
+          and any("heron-proxy-auth " in value for value in fields.get("via", [])), (right_head, body[:300]))
+
+    encoded = "http://%s:%s@%s:%d" % (urllib.parse.quote(user, safe=""), urllib.parse.quote(password, safe=""), *proxy)
+    result = subprocess.run([shutil.which("curl") or "curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "-x", encoded,
+                             origin + "/headers"], capture_output=True, text=True, timeout=20)
+    check("curl authenticates to squid (Basic) with the password percent-encoded in the proxy URL",
+          result.stdout == "200", (result.returncode, result.stdout))
+
+
+def check_squid_digest(fault):
+    """HERON_PROXY_DIGEST_URL: squid wanting Digest proxy credentials (RFC 7616)."""
+    proxy = address("HERON_PROXY_DIGEST_URL")
+    origin = "http://%s:%d" % fault
+    user, password = os.environ["HERON_PROXY_USER"], os.environ["HERON_PROXY_PASSWORD"]
+    authority = "%s:%d" % fault
+
+    with socket.create_connection(proxy, timeout=10) as sock:
+        status, head, _ = connect_through(proxy, fault, sock=sock)
+        answer = digest_authorization(head, "CONNECT", authority, user, password)
+        tunnel_status, tunnel_head, _ = connect_through(proxy, fault, sock=sock, authorization=answer)
+        inner = tunnelled_get(sock, fault, "/headers") if tunnel_status == 200 else (None, b"", b"")
+    challenge = field(head, "Proxy-Authenticate") or ""
+    check("squid (Digest) answers a CONNECT without credentials 407 with a Digest challenge (qop auth)",
+          status == 407 and challenge.startswith('Digest realm="heron-proxy-digest"') and 'qop="auth"' in challenge, head)
+    check("squid (Digest) opens a CONNECT tunnel to the answer, on the same connection",
+          tunnel_status == 200 and inner[0] == 200, (tunnel_head, inner[:2]))
+
+    url = origin + "/headers"
+    with socket.create_connection(proxy, timeout=10) as sock:
+        status, head, _ = proxied_get(sock, url)
+        wrong = digest_authorization(head, "GET", url, user, password + "x")
+        wrong_status, wrong_head, _ = proxied_get(sock, url, wrong)
+        right = digest_authorization(wrong_head, "GET", url, user, password)
+        right_status, right_head, body = proxied_get(sock, url, right)
+    fields = json.loads(body) if right_status == 200 else {}
+    check("squid (Digest) answers a plain request with a wrong password 407 with a new challenge",
+          status == 407 and wrong_status == 407 and (field(wrong_head, "Proxy-Authenticate") or "").startswith("Digest "),
+          wrong_head)
+    check("squid (Digest) forwards a plain request with the right answer, without Proxy-Authorization",
+          right_status == 200 and "proxy-authorization" not in fields
+          and any("heron-proxy-digest " in value for value in fields.get("via", [])), (right_head, body[:300]))
+
+
+def check_fault_proxy_seen():
+    """HERON_FAULT_PROXY_URL's /seen: the proxied request heads it received."""
+    proxy = address("HERON_FAULT_PROXY_URL")
+    request(proxy, "GET", "/seen?clear=1")
+    with socket.create_connection(proxy, timeout=10) as sock:
+        sock.sendall(b"GET http://example.invalid/a HTTP/1.1\r\nHost: example.invalid\r\n"
+                     b"Proxy-Authorization: Basic c2Vlbjp5ZXM=\r\nX-Two: 1\r\nx-two: 2\r\n\r\n")
+        read_to_end(sock)
+    status, head, sock = connect_through(proxy, ("example.invalid", 443))
+    with sock:
+        tunnelled_get(sock, ("example.invalid", 443), "/inner")
+    status, _, body = request(proxy, "GET", "/seen")
+    seen = json.loads(body)["requests"] if status == 200 else []
+    expected = [
+        {"line": "GET http://example.invalid/a HTTP/1.1",
+         "fields": {"host": ["example.invalid"], "proxy-authorization": ["Basic c2Vlbjp5ZXM="], "x-two": ["1", "2"]}},
+        {"line": "CONNECT example.invalid:443 HTTP/1.1", "fields": {"host": ["example.invalid:443"]}},
+    ]
+    check("fault proxy /seen lists the proxied request heads in order (not the tunnelled one)",
+          [{"line": r["line"], "fields": r["fields"]} for r in seen] == expected
+          and len(seen) == 2 and seen[0]["connection"] < seen[1]["connection"], seen)
+    _, _, cleared = request(proxy, "GET", "/seen?clear=1")
+    _, _, after = request(proxy, "GET", "/seen")
+    check("fault proxy /seen?clear=1 answers the list and empties it",
+          json.loads(cleared)["requests"] == seen and json.loads(after) == {"requests": []}, (cleared, after))
 
 
 def check_unix_sockets(fault):
@@ -357,6 +510,11 @@ def main():
     check_fault_server(address("HERON_FAULT_URL"))
     check_httpbin(address("HERON_HTTPBIN_URL"))
     check_proxies(address("HERON_FAULT_URL"))
+    with open(os.environ["HERON_TLS_INFO"]) as handle:
+        tls = json.load(handle)
+    check_squid_basic(address("HERON_FAULT_URL"), ("127.0.0.1", tls["ports"]["trusted"]), tls["ca"])
+    check_squid_digest(address("HERON_FAULT_URL"))
+    check_fault_proxy_seen()
     check_unix_sockets(address("HERON_FAULT_URL"))
     if FAILURES:
         print(f"{len(FAILURES)} checks failed: {', '.join(FAILURES)}")

@@ -133,7 +133,8 @@ public struct ProxyPolicy: Sendable, CustomStringConvertible {
     public var description: String {
         switch rule {
         case .direct: "direct"
-        case .fixed(let proxy, let bypass): bypass.list.isEmpty ? "through \(proxy)" : "through \(proxy) (bypass: \(bypass))"
+        case .fixed(let proxy, let bypass):
+            bypass.list.isEmpty ? "through \(proxy)" : "through \(proxy) (bypass: \(bypass))"
         case .environment(let environment, _): "environment (\(environment.description))"
         case .choosing: "choosing per URL"
         }
