@@ -45,6 +45,12 @@ struct URLSessionProxyTests {
         try #require(ProcessInfo.processInfo.environment[variable], "\(variable) is not set: run with scripts/test")
     }
 
+    /// `host:port` of a server's URL, with the proxies' user name and `password` in front.
+    static func authority(_ variable: String, password: String) throws -> String {
+        let user = try server("HERON_PROXY_USER")
+        return "\(encoded(user)):\(encoded(password))@\(try authority(variable))"
+    }
+
     /// `host:port` of a server's URL.
     static func authority(_ variable: String) throws -> String {
         let url = try server(variable)
@@ -56,10 +62,15 @@ struct URLSessionProxyTests {
         "https://127.0.0.1:\(try #require(try TLSServers.load().ports["trusted"]))/"
     }
 
+    /// `text` percent-encoded for a URL's userinfo: the test password has `:`, `@` and `!`.
+    static func encoded(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text
+    }
+
     /// Runs the probe with `environment` for `url`, and checks that nothing it printed holds
     /// `secret`.
     static func probe(
-        _ environment: [String: String], _ url: String, secret: String? = nil,
+        _ environment: [String: String], _ url: String, secrets: [String] = [],
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> Outcome {
         let probe = try #require(
@@ -70,7 +81,7 @@ struct URLSessionProxyTests {
         let output = try await ExternalProcess.run(probe.path, arguments)
         let printed = String(decoding: output.standardOutput + output.standardError, as: UTF8.self)
         #expect(output.status == 0, "\(printed)", sourceLocation: sourceLocation)
-        if let secret {
+        for secret in secrets {
             #expect(!printed.contains(secret), "the secret was printed: \(printed)", sourceLocation: sourceLocation)
         }
         return try JSONDecoder().decode(Outcome.self, from: output.standardOutput)
@@ -148,8 +159,8 @@ struct URLSessionProxyTests {
         let user = try Self.server("HERON_PROXY_USER")
         let authority = try Self.authority("HERON_PROXY_AUTH_URL")
         let outcome = try await Self.probe(
-            ["http_proxy": "http://\(user):\(password)@\(authority)"], try Self.server("HERON_FAULT_URL") + "/headers",
-            secret: password)
+            ["http_proxy": "http://\(Self.encoded(user)):\(Self.encoded(password))@\(authority)"],
+            try Self.server("HERON_FAULT_URL") + "/headers", secrets: [password, Self.encoded(password)])
         #expect(outcome.status == 200, "\(outcome)")
         let fields = try outcome.echoedFields()
         #expect(fields["via"]?.first?.contains("heron-proxy-auth") == true, "\(fields)")
@@ -173,12 +184,57 @@ struct URLSessionProxyTests {
     func wrongPassword() async throws {
         let wrong = "wr0ng-S3CRET-proxy-pw"
         let authority = try Self.authority("HERON_PROXY_AUTH_URL")
-        let outcome = try await Self.probe(
-            ["https_proxy": "http://heron:\(wrong)@\(authority)"], try Self.tlsOrigin(), secret: wrong)
-        #expect(outcome.error == "proxyAuthenticationFailed", "\(outcome)")
-        #expect(outcome.attempts == 1)
+        let withWrong = "http://" + (try Self.authority("HERON_PROXY_AUTH_URL", password: wrong))
+        let tunnel = try await Self.probe(["https_proxy": withWrong], try Self.tlsOrigin(), secrets: [wrong])
+        #expect(tunnel.error == "proxyAuthenticationFailed", "\(tunnel)")
+        #expect(tunnel.attempts == 1)
         #expect(
-            outcome.description?.contains("http://\(authority) refused the tunnel with the credentials given") == true)
+            tunnel.description?.contains("http://\(authority) refused the tunnel with the credentials given") == true)
+        // A plain request: the proxy's 407 comes back as a response, which is the proxy's.
+        let plain = try await Self.probe(
+            ["http_proxy": withWrong], try Self.server("HERON_FAULT_URL") + "/headers", secrets: [wrong])
+        #expect(plain.error == "proxyAuthenticationFailed", "\(plain)")
+        #expect(plain.attempts == 1)
+        #expect(plain.description?.contains("the request went with the credentials given") == true)
+    }
+
+    @Test("a proxy that wants Digest gets libcurl's Basic credentials only: proxyAuthenticationFailed")
+    func digestProxy() async throws {
+        // swift-corelibs-foundation sets no CURLOPT_PROXYAUTH, and libcurl's default is Basic
+        // alone: it sends the password Basic-encoded and does not answer the Digest challenge.
+        let password = try Self.server("HERON_PROXY_PASSWORD")
+        let proxy = "http://" + (try Self.authority("HERON_PROXY_DIGEST_URL", password: password))
+        for (variable, url) in [
+            ("http_proxy", try Self.server("HERON_FAULT_URL") + "/headers"), ("https_proxy", try Self.tlsOrigin()),
+        ] {
+            let outcome = try await Self.probe(
+                [variable: proxy], url, secrets: [password, Self.encoded(password)])
+            #expect(outcome.error == "proxyAuthenticationFailed", "\(variable): \(outcome)")
+            #expect(outcome.attempts == 1)
+        }
+    }
+
+    @Test("libcurl sends the proxy URL's Basic credentials to the proxy before any challenge, and to no origin")
+    func preemptiveBasic() async throws {
+        let secret = "S3CRET-preemptive"
+        let faultProxy = try Self.server("HERON_FAULT_PROXY_URL")
+        let marker = "/preemptive-\(UUID().uuidString)"
+        let outcome = try await Self.probe(
+            ["http_proxy": "http://heron:\(secret)@\(try Self.authority("HERON_FAULT_PROXY_URL"))"],
+            try Self.server("HERON_FAULT_URL") + marker, secrets: [secret])
+        // The fault proxy cuts every body; what matters is what it was sent.
+        #expect(outcome.failures?.first == "truncatedBody", "\(outcome)")
+        let seen = try await TransportFixture.json(
+            try await URLSessionTransport().send(
+                HTTPRequest(url: try #require(URL(string: faultProxy + "/seen"))), options: TransportOptions()))
+        let requests = try #require(seen["requests"] as? [[String: Any]])
+        let ours = requests.filter { ($0["line"] as? String)?.contains(marker) == true }
+        #expect(!ours.isEmpty)
+        let basic = "Basic " + Data("heron:\(secret)".utf8).base64EncodedString()
+        for request in ours {
+            let fields = try #require(request["fields"] as? [String: [String]])
+            #expect(fields["proxy-authorization"] == [basic], "\(fields)")
+        }
     }
 
     @Test(
@@ -220,7 +276,7 @@ struct URLSessionProxyTests {
     @Test("a proxy Heron does not speak to (https, socks4), which libcurl would use, fails the request at send")
     func unsupportedProxyKinds() async throws {
         for value in ["https://heron:S3CRET-kind@127.0.0.1:1", "socks4://127.0.0.1:1"] {
-            let outcome = try await Self.probe(["https_proxy": value], try Self.tlsOrigin(), secret: "S3CRET-kind")
+            let outcome = try await Self.probe(["https_proxy": value], try Self.tlsOrigin(), secrets: ["S3CRET-kind"])
             #expect(outcome.error == "proxyUnsupported", "\(outcome)")
             #expect(outcome.attempts == 1)
             #expect(outcome.description?.contains("https_proxy") == true)
