@@ -125,10 +125,13 @@ struct URLSessionProxyDictionaryTests {
                 "User was rejected by the SOCKS5 server (1 2).", .unknown, "proxyAuthenticationFailed",
                 "User was rejected"
             ),
-            ("Could not resolve proxy: proxy.internal", .unknown, "cannotConnect", "host name could not be resolved"),
+            (
+                "Could not resolve proxy: proxy.internal", .unknown, "proxyConnectFailed",
+                "host name could not be resolved"
+            ),
             (
                 "Failed to connect to 127.0.0.1 port 1 after 0 ms: Couldn't connect to server", .cannotConnectToHost,
-                "cannotConnect", "no connection to the proxy"
+                "proxyConnectFailed", "no connection to the proxy"
             ),
         ])
     func libcurlTexts(text: String, code: URLError.Code, expected: String, phrase: String) throws {

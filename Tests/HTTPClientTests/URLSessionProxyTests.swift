@@ -121,7 +121,7 @@ struct URLSessionProxyTests {
         // HTTPS_PROXY in upper case is read too, and the request goes to the proxy (a closed
         // port here), not to the origin.
         let closed = try await Self.probe(["HTTPS_PROXY": "http://127.0.0.1:1"], try Self.tlsOrigin())
-        #expect(closed.failures?.allSatisfy { $0 == "cannotConnect" } == true, "\(closed)")
+        #expect(closed.failures?.allSatisfy { $0 == "proxyConnectFailed" } == true, "\(closed)")
         #expect(closed.description?.contains("no connection to the proxy http://127.0.0.1:1") == true)
     }
 
@@ -259,7 +259,7 @@ struct URLSessionProxyTests {
         let outcome = try await Self.probe(
             ["http_proxy": "http://127.0.0.1:1", "no_proxy": "example.com, 10.0.0.0/8, notlocalhost"],
             "http://api.localhost:\(port)/headers")
-        #expect(outcome.failures?.first == "cannotConnect", "\(outcome)")
+        #expect(outcome.failures?.first == "proxyConnectFailed", "\(outcome)")
         #expect(outcome.description?.contains("no connection to the proxy http://127.0.0.1:1") == true)
     }
 

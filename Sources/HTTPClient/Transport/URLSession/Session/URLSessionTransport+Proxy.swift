@@ -87,7 +87,9 @@ extension URLSessionTransport {
     /// (the proxy could not reach the origin; the number is RFC 1928 §6's reply). "Could not
     /// resolve proxy: name" and "Failed to connect to 127.0.0.1 port 1 after 0 ms: Couldn't
     /// connect to server" name the proxy's host, as every connection a proxied transfer opens
-    /// goes to the proxy: both stay ``ClientError/Code/cannotConnect``, described as the proxy's.
+    /// goes to the proxy: the proxy could not be reached, ``ClientError/Code/proxyConnectFailed``
+    /// as AsyncHTTPClientTransport reports it (retried as a connection failure: nothing reached
+    /// the origin).
     static func proxyFailure(_ error: URLError, proxy: Proxy) -> (ClientError.Code, String)? {
         let reason = (error as NSError).localizedDescription
         if let status = connectStatus(in: reason) {
@@ -112,10 +114,10 @@ extension URLSessionTransport {
             return (.proxyConnectFailed, "the proxy \(proxy) closed the connection before the tunnel opened")
         }
         if reason.hasPrefix("Could not resolve proxy") {
-            return (.cannotConnect, "the proxy \(proxy)'s host name could not be resolved")
+            return (.proxyConnectFailed, "the proxy \(proxy)'s host name could not be resolved")
         }
         if error.code == .cannotConnectToHost || error.code == .timedOut && reason.hasPrefix("Failed to connect") {
-            return (.cannotConnect, "no connection to the proxy \(proxy) could be made")
+            return (.proxyConnectFailed, "no connection to the proxy \(proxy) could be made")
         }
         return nil
     }
