@@ -31,7 +31,10 @@ import FoundationNetworking
 /// and server-trust challenges never reach a delegate, so certificate pinning is
 /// available only on Apple platforms. Header fields are sent and received through
 /// dictionaries: repeated request fields are combined into one line (RFC 9110 §5.3), and
-/// response fields arrive sorted by name.
+/// response fields arrive sorted by name. Proxies there are libcurl's, read from the
+/// process's environment for every request (see ``init(trust:proxy:configuration:)``); each
+/// response names the proxy it came through (``TransportResponse/proxy``). URLs for a Unix
+/// domain socket (`http+unix://`) are refused: `AsyncHTTPClientTransport` takes them.
 ///
 /// ```swift
 /// let transport = URLSessionTransport(configuration: .init(maximumConnectionsPerHost: 32))
