@@ -214,7 +214,7 @@ struct URLSessionProxyTests {
         }
     }
 
-    @Test("libcurl sends the proxy URL's Basic credentials to the proxy before any challenge, and to no origin")
+    @Test("libcurl sends the proxy URL's Basic credentials to the proxy before any challenge, in a CONNECT too")
     func preemptiveBasic() async throws {
         let secret = "S3CRET-preemptive"
         let faultProxy = try Self.server("HERON_FAULT_PROXY_URL")
@@ -234,6 +234,23 @@ struct URLSessionProxyTests {
         for request in ours {
             let fields = try #require(request["fields"] as? [String: [String]])
             #expect(fields["proxy-authorization"] == [basic], "\(fields)")
+        }
+        // An https request: the CONNECT carries them (the fault proxy then closes the tunnel at
+        // the TLS handshake), named by a host of its own that is never resolved here.
+        let host = "\(UUID().uuidString.lowercased()).localhost"
+        let tunnel = try await Self.probe(
+            ["https_proxy": "http://heron:\(secret)@\(try Self.authority("HERON_FAULT_PROXY_URL"))"],
+            "https://\(host):8443/", secrets: [secret])
+        #expect(tunnel.error != nil, "\(tunnel)")
+        let again = try await TransportFixture.json(
+            try await URLSessionTransport().send(
+                HTTPRequest(url: try #require(URL(string: faultProxy + "/seen"))), options: TransportOptions()))
+        let connects = try #require(again["requests"] as? [[String: Any]]).filter {
+            ($0["line"] as? String) == "CONNECT \(host):8443 HTTP/1.1"
+        }
+        #expect(!connects.isEmpty)
+        for connect in connects {
+            #expect((connect["fields"] as? [String: [String]])?["proxy-authorization"] == [basic])
         }
     }
 
