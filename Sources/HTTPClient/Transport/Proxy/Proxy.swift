@@ -28,11 +28,21 @@ public struct Proxy: Sendable, Hashable, CustomStringConvertible, CustomReflecta
         /// an `https` one through a tunnel it opens on `CONNECT` (RFC 9110 §9.3.6). The
         /// connection to the proxy is plain TCP.
         public static let http = Kind("http")
+        /// An HTTP proxy reached over TLS (curl's `https://` proxy): as ``http``, inside a TLS
+        /// connection to the proxy. URLSession on Linux (libcurl) speaks to it;
+        /// `AsyncHTTPClientTransport` refuses it with ``ClientError/Code/proxyUnsupported``.
+        public static let https = Kind("https")
         /// A SOCKS5 proxy (RFC 1928): the host name is sent to the proxy, which resolves it
         /// (curl's `socks5h`).
         public static let socks5 = Kind("socks5")
+        /// A SOCKS4 proxy, which takes an IPv4 address (curl's `socks4` and `socks`). URLSession
+        /// on Linux (libcurl) speaks to it; `AsyncHTTPClientTransport` refuses it.
+        public static let socks4 = Kind("socks4")
+        /// A SOCKS4a proxy, which takes a host name (curl's `socks4a`). URLSession on Linux
+        /// (libcurl) speaks to it; `AsyncHTTPClientTransport` refuses it.
+        public static let socks4a = Kind("socks4a")
 
-        /// `http` or `socks5`.
+        /// `http`, `https`, `socks5`, `socks4` or `socks4a`.
         public var description: String { rawValue }
     }
 
@@ -93,12 +103,13 @@ public struct Proxy: Sendable, Hashable, CustomStringConvertible, CustomReflecta
     /// `[scheme://][user[:password]@]host[:port]`.
     ///
     /// No scheme means `http`; `socks5` and `socks5h` are both ``Kind/socks5`` (Heron's
-    /// transports let the proxy resolve names). A missing port is 1080, as curl's. The user
-    /// name and password are percent-decoded. A path is ignored.
+    /// transports let the proxy resolve names), `socks` is ``Kind/socks4``, as for curl. A
+    /// missing port is 1080, 443 for `https`, as curl's. The user name and password are
+    /// percent-decoded. A path is ignored. Whether a transport can speak to the proxy is the
+    /// transport's to say (``ClientError/Code/proxyUnsupported``).
     /// - Parameter text: The proxy's URL.
-    /// - Throws: ``ClientError/Code/proxyUnsupported`` for a proxy curl knows and Heron does
-    ///   not speak to (`https`, `socks4`, `socks4a`, `socks`); ``ClientError/Code/invalidRequest``
-    ///   for text that is no proxy URL (another scheme, no host, a port out of range).
+    /// - Throws: ``ClientError/Code/invalidRequest`` for text that is no proxy URL (a scheme
+    ///   curl does not know for a proxy, no host, a port out of range).
     public init(url text: String) throws(ClientError) {
         var rest = Substring(text.trimmingCharacters(in: .whitespaces))
         var scheme = "http"
@@ -107,14 +118,15 @@ public struct Proxy: Sendable, Hashable, CustomStringConvertible, CustomReflecta
             rest = rest[separator.upperBound...]
         }
         let kind: Kind
+        var port = 1080
         switch scheme {
         case "http": kind = .http
+        case "https":
+            kind = .https
+            port = 443
         case "socks5", "socks5h": kind = .socks5
-        case "https", "socks4", "socks4a", "socks":
-            throw ClientError(
-                .proxyUnsupported,
-                "\(scheme) proxies are not supported (\(Self.redacting(text))): Heron speaks to HTTP proxies over "
-                    + "plain TCP and to SOCKS5 proxies")
+        case "socks4", "socks": kind = .socks4
+        case "socks4a": kind = .socks4a
         default:
             throw ClientError(.invalidRequest, "'\(scheme)' is not a proxy scheme in \(Self.redacting(text))")
         }
@@ -129,7 +141,6 @@ public struct Proxy: Sendable, Hashable, CustomStringConvertible, CustomReflecta
             credentials = Credentials(username: username, password: password)
         }
         var host = rest
-        var port = 1080
         if rest.hasPrefix("[") {
             guard let close = rest.firstIndex(of: "]") else {
                 throw ClientError(.invalidRequest, "the proxy URL \(Self.redacting(text)) has an unclosed '['")

@@ -84,7 +84,7 @@ final class URLSessionTransfer: Sendable {
         Self.inFlight.withLock { $0 += 1 }
         self.request = request
         self.proxy = proxy
-        tunnels = proxy?.kind == .http && request.url.scheme?.lowercased() == "https"
+        tunnels = (proxy?.kind == .http || proxy?.kind == .https) && request.url.scheme?.lowercased() == "https"
         self.progress = options.progress
         self.timers = timers
         progressQueue = options.progress == nil ? nil : DispatchQueue(label: "Heron.URLSessionTransport.progress")
