@@ -6,6 +6,12 @@ library only; HTTP/1.1 with keep-alive; one thread per connection. Every endpoin
 by query parameters and answers deterministically. Any method is accepted unless noted, and a
 request body sent to an endpoint that does not read it is read and discarded.
 
+The same endpoints are also served on each Unix domain socket path given with --unix
+(scripts/with-servers exports two as HERON_UNIX_SOCKET_A and HERON_UNIX_SOCKET_B), sharing
+every counter and record with the TCP listener. A Unix socket has no TCP reset: where an
+endpoint below resets the connection, a client on a socket sees it closed instead (an
+ECONNRESET only when request bytes were left unread).
+
 Endpoints
   /reset                      closes the connection with a TCP RST (SO_LINGER 0), no answer.
   /truncate?declared=N&send=M 200 with `Content-Length: N`, then only M bytes, then close.
@@ -43,6 +49,10 @@ Endpoints
   /headers                    the request's header fields as received: {"lowercased name":
                               [values in order]} (field names are case-insensitive, RFC 9110
                               section 5.1, so names are lowercased for lookup).
+  /whoami                     200 {"socket": PATH} with `Cache-Control: max-age=600`: the path
+                              of the Unix socket the request came in on, or null over TCP (a
+                              cacheable answer that differs per socket).
+  /set-cookie?name=N&value=V  200 {"set": {N: V}} with `Set-Cookie: N=V; Path=/`.
   /redirect?to=URL&status=302 a redirect (status 300-399) to any URL, for cross-origin tests;
                               with `loop` instead of `to`, to itself.
   /token-protected            200 {"authenticated": true, "token": T} for
@@ -108,9 +118,10 @@ Endpoints
 Bad parameters give 400 with a JSON {"error": ...} naming the parameter; an unknown path 404;
 a method an endpoint refuses 405.
 
-Usage: fault_server.py --port N [--host 127.0.0.1] [--port-file PATH]
+Usage: fault_server.py --port N [--host 127.0.0.1] [--port-file PATH] [--unix PATH]...
 With --port 0 the system picks a free port; --port-file receives the bound port number once
-the server is accepting connections (written atomically).
+the server is accepting connections, on TCP and on every --unix path (written atomically).
+A --unix path left over by an earlier run (a socket file) is replaced.
 """
 
 import argparse
@@ -121,6 +132,8 @@ import json
 import os
 import random
 import socket
+import socketserver
+import stat
 import struct
 import sys
 import tempfile
@@ -264,6 +277,16 @@ class FaultHandler(http.server.BaseHTTPRequestHandler):
 
     def log_message(self, *arguments):
         pass  # quiet: a test run makes thousands of requests
+
+    def address_string(self):
+        if isinstance(self.client_address, tuple):
+            return super().address_string()
+        return "unix:" + self.server.server_address  # a Unix socket's client has no address
+
+    def _no_delay(self):
+        """Sends small writes at once (TCP_NODELAY; a Unix socket never delays them)."""
+        if self.connection.family in (socket.AF_INET, socket.AF_INET6):
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def log_error(self, format, *arguments):
         # Errors only (a request line that cannot be parsed, say): few, and what explains a
@@ -527,6 +550,24 @@ class FaultHandler(http.server.BaseHTTPRequestHandler):
             fields.setdefault(name.lower(), []).append(value)
         self._json(200, fields)
 
+    def whoami(self, query):
+        path = self.server.server_address
+        body = (json.dumps({"socket": path if isinstance(path, str) else None}) + "\n").encode()
+        self._discard_body()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Cache-Control", "max-age=600")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def set_cookie(self, query):
+        name, value = query.text("name"), query.text("value", "")
+        if not name or any(c in name for c in "=;, \t\r\n") or any(c in value for c in ";\r\n"):
+            raise BadRequest("query parameters 'name' and 'value' must make a cookie-pair")
+        self._json(200, {"set": {name: value}}, [("Set-Cookie", f"{name}={value}; Path=/")])
+
     def redirect(self, query):
         target = self.path if query.has("loop") else query.text("to")
         status = query.integer("status", default=302, low=300, high=399)
@@ -663,7 +704,7 @@ class FaultHandler(http.server.BaseHTTPRequestHandler):
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
-        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self._no_delay()
         if kind == "sse" and retry >= 0:
             self._chunk(b"retry: %d\n\n" % retry)
         for sent, value in enumerate(range(start, count + 1)):
@@ -697,7 +738,7 @@ class FaultHandler(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
-        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self._no_delay()
         for number, piece in enumerate(cases[index]):
             if number > 0 and pause:
                 time.sleep(pause)
@@ -817,6 +858,8 @@ ROUTES = {
     "/inflight-max": (FaultHandler.inflight_max, ANY_METHOD),
     "/count": (FaultHandler.count, ANY_METHOD),
     "/headers": (FaultHandler.headers_echo, ANY_METHOD),
+    "/whoami": (FaultHandler.whoami, ANY_METHOD),
+    "/set-cookie": (FaultHandler.set_cookie, ANY_METHOD),
     "/redirect": (FaultHandler.redirect, ANY_METHOD),
     "/token-protected": (FaultHandler.token_protected, ANY_METHOD),
     "/bytes": (FaultHandler.bytes_pattern, ANY_METHOD),
@@ -837,15 +880,15 @@ ROUTES = {
 }
 
 
-class FaultServer(http.server.ThreadingHTTPServer):
-    """A threading server whose connection threads never block shutdown."""
+class FaultState:
+    """What every listener of one fault server shares: counters, records, caches."""
 
-    daemon_threads = True
-    allow_reuse_address = True
-    request_queue_size = 512
-
-    def __init__(self, address):
-        super().__init__(address, FaultHandler)
+    def _share_state(self, primary=None):
+        """Makes this listener's state, or adopts `primary`'s (the same objects)."""
+        if primary is not None:
+            for name in ("counters", "records", "in_flight", "_replay_lock", "_replay_files", "_gzip_zeros"):
+                setattr(self, name, getattr(primary, name))
+            return
         self.counters = KeyCounters()
         self.records = KeyRecords()
         self.in_flight = InFlight()
@@ -882,13 +925,53 @@ class FaultServer(http.server.ThreadingHTTPServer):
         super().handle_error(request, client_address)
 
 
+class FaultServer(FaultState, http.server.ThreadingHTTPServer):
+    """The TCP listener: a threading server whose connection threads never block shutdown."""
+
+    daemon_threads = True
+    allow_reuse_address = True
+    request_queue_size = 512
+
+    def __init__(self, address):
+        super().__init__(address, FaultHandler)
+        self._share_state()
+
+
+class UnixFaultServer(FaultState, socketserver.ThreadingUnixStreamServer):
+    """A listener on a Unix domain socket path, sharing the TCP listener's state."""
+
+    daemon_threads = True
+    request_queue_size = 512
+
+    def __init__(self, path, primary):
+        try:
+            if stat.S_ISSOCK(os.lstat(path).st_mode):
+                os.unlink(path)  # left by an earlier run: a socket file outlives its server
+        except FileNotFoundError:
+            pass
+        super().__init__(path, FaultHandler)
+        self._share_state(primary)
+
+    def server_close(self):
+        super().server_close()
+        try:
+            os.unlink(self.server_address)
+        except OSError:
+            pass
+
+
 def main():
     parser = argparse.ArgumentParser(description="Heron's fault server (see the module docstring).")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, required=True, help="0 picks a free port")
     parser.add_argument("--port-file", help="write the bound port here once listening")
+    parser.add_argument("--unix", action="append", default=[], metavar="PATH",
+                        help="also serve on this Unix domain socket path (repeatable)")
     options = parser.parse_args()
     server = FaultServer((options.host, options.port))
+    unix_servers = [UnixFaultServer(path, server) for path in options.unix]
+    for unix_server in unix_servers:
+        threading.Thread(target=unix_server.serve_forever, daemon=True).start()
     if options.port_file:
         temporary = options.port_file + ".tmp"
         with open(temporary, "w") as handle:
@@ -900,6 +983,8 @@ def main():
         pass
     finally:
         server.server_close()
+        for unix_server in unix_servers:
+            unix_server.server_close()
 
 
 if __name__ == "__main__":
