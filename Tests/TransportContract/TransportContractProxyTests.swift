@@ -24,7 +24,7 @@ enum ContractProxyCase: String, CaseIterable, Sendable {
 }
 
 extension ContractTransport {
-    /// The proxy set-ups the transport applies; none unless it says so.
+    /// None: a transport claims the cases it passes.
     var proxyCases: Set<ContractProxyCase> { [] }
 }
 
