@@ -113,6 +113,28 @@ struct ProxyTests {
         #expect(clients.count == 2)
     }
 
+    @Test(
+        "wrong credentials: the proxy asked, was answered once, refused: the message says Basic is all this transport answers with"
+    )
+    func refusedCredentials() async throws {
+        let user = try #require(ProcessInfo.processInfo.environment["HERON_PROXY_USER"])
+        let proxy = try Self.proxy("HERON_PROXY_AUTH_URL", credentials: .init(username: user, password: "wrong-8P"))
+        let transport = try AsyncHTTPClientTransport(proxy: .through(proxy))
+        defer { Task { try? await transport.shutdown() } }
+        let clients = try #require(transport.proxyClients)
+        for _ in 0..<2 {
+            let error = await #expect(throws: ClientError.self) {
+                _ = try await Self.get(transport, try TransportFixture.fault("/bytes?n=2"))
+            }
+            #expect(error?.code == .proxyAuthenticationFailed)
+            #expect(error?.message.contains("refused the credentials") == true, "\(String(describing: error))")
+            #expect(error?.message.contains("Basic credentials only") == true)
+            #expect(clients.asks(proxy))
+        }
+        // Asked without, then with the credentials; the second request went straight to the latter.
+        #expect(clients.count == 2)
+    }
+
     @Test("a transport over a caller's HTTPClient applies no policy and reports no proxy")
     func callersClient() async throws {
         let transport = AsyncHTTPClientTransport(client: sharedHTTPClient)

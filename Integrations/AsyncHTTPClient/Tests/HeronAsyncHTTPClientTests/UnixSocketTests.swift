@@ -141,9 +141,32 @@ struct UnixSocketTests {
         jar.store(setCookie: ["a=1"], for: upper)
         #expect(jar.cookieField(for: upper) == "a=1")
         #expect(jar.cookieField(for: lower) == nil)
-        // The same socket in its unix: form shares them; a Domain attribute is refused (a
-        // socket is its own host, as an IP address is).
+        // The same socket in its unix: form shares them.
         #expect(jar.cookieField(for: URL(string: "unix:///run/Heron.sock")!) == "a=1")
-        #expect(jar.store(setCookie: ["b=2; Domain=sock"], for: upper).stored.isEmpty)
+        // A Domain attribute naming a "parent" of the socket's path is refused: a socket is its
+        // own host, as an IP address is, so the cookie never reaches another socket.
+        let one = try Self.url("/run/one.heron.sock", "/")
+        #expect(jar.store(setCookie: ["b=2; Domain=heron.sock"], for: one).stored.isEmpty)
+        #expect(jar.cookieField(for: try Self.url("/run/two.heron.sock", "/")) == nil)
+
+        // A HAR replay matches each recorded socket's entry.
+        let recorder = HARRecorder(wrapping: EchoHost())
+        for url in [upper, lower] {
+            _ = try await TransportFixture.data(recorder.send(HTTPRequest(url: url), options: TransportOptions()))
+        }
+        let replay = try HARReplayTransport(data: recorder.harData())
+        for url in [lower, upper] {
+            let response = try await replay.send(HTTPRequest(url: url), options: TransportOptions())
+            #expect(try await TransportFixture.data(response) == Data(url.host(percentEncoded: false)!.utf8))
+        }
+    }
+
+    /// A transport that answers every request with its URL's host, decoded.
+    struct EchoHost: ClientTransport {
+        func send(_ request: HTTPRequest, options: TransportOptions) async throws -> TransportResponse {
+            let host = request.url.host(percentEncoded: false) ?? ""
+            return TransportResponse(
+                head: HTTPResponse(status: .ok, headerFields: HTTPFields(), url: request.url), body: HTTPBody(host))
+        }
     }
 }
