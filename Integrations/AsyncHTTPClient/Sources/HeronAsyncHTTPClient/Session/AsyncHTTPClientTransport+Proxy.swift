@@ -70,12 +70,10 @@ extension AsyncHTTPClientTransport {
         _ request: HTTPCore.HTTPRequest, options: TransportOptions, through proxy: Proxy, clients: ProxyClients
     ) async throws -> TransportResponse {
         let answering = proxy.credentials != nil && clients.asks(proxy)
-        let lease = try clients.lease(answering ? proxy : proxy.withoutCredentials)
         var upload: Upload?
         do {
             return try await send(
-                request, options: options,
-                route: Exchange.Route(client: lease.client, proxy: lease.configured, lease: lease),
+                request, options: options, via: try clients.lease(answering ? proxy : proxy.withoutCredentials),
                 upload: &upload)
         } catch let error as ClientError where answering && Self.refusesCredentials(error) {
             throw Self.refusedCredentials(proxy, error, request: request)
@@ -97,16 +95,28 @@ extension AsyncHTTPClientTransport {
                     underlying: error.underlying)
             }
             try Task.checkCancellation()
-            let answer = try clients.lease(proxy)
             var again: Upload?
             do {
-                return try await send(
-                    request, options: options,
-                    route: Exchange.Route(client: answer.client, proxy: answer.configured, lease: answer),
-                    upload: &again)
+                return try await send(request, options: options, via: try clients.lease(proxy), upload: &again)
             } catch let error as ClientError where Self.refusesCredentials(error) {
                 throw Self.refusedCredentials(proxy, error, request: request)
             }
+        }
+    }
+
+    /// Sends `request` once over `lease`'s client; returns the lease when the send fails
+    /// (a failure before the exchange began leaves it borrowed otherwise).
+    private func send(
+        _ request: HTTPCore.HTTPRequest, options: TransportOptions, via lease: ProxyClients.Lease,
+        upload: inout Upload?
+    ) async throws -> TransportResponse {
+        do {
+            return try await send(
+                request, options: options,
+                route: Exchange.Route(client: lease.client, proxy: lease.configured, lease: lease), upload: &upload)
+        } catch {
+            lease.release()
+            throw error
         }
     }
 
