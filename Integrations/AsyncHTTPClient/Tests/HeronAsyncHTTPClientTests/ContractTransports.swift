@@ -26,6 +26,7 @@ struct AsyncHTTPClientContract: ContractTransport {
     var labelForUnlabelledBody: String? { nil }
     var slowsTheServerForASlowReader: Bool { true }
     var proxyCases: Set<ContractProxyCase> { Set(ContractProxyCase.allCases) }
+    var reachesUnixSockets: Bool { true }
     func make(proxy: ProxyPolicy, trust: TrustPolicy) throws(ClientError) -> any ClientTransport {
         try AsyncHTTPClientTransport(trust: trust, proxy: proxy)
     }
