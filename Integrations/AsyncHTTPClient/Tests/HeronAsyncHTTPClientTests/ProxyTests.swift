@@ -73,6 +73,28 @@ struct ProxyTests {
         await #expect(throws: HTTPClientError.alreadyShutdown) { try await evicted.shutdown() }
     }
 
+    @Test("when every one of the most per-proxy clients has a request under way, a new proxy is refused until one ends")
+    func allBusyIsRefused() async throws {
+        let clients = ProxyClients(
+            settings: AsyncHTTPClientTransport.clientConfiguration(.init()),
+            eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+        let leases = try (1...ProxyClients.limit).map { port throws(ClientError) in
+            try clients.lease(Proxy(host: "127.0.0.1", port: port))
+        }
+        let extra = Proxy(host: "127.0.0.1", port: 999)
+        let error = #expect(throws: ClientError.self) { _ = try clients.lease(extra) }
+        #expect(error?.code == .proxyUnsupported)
+        #expect(error?.message.contains(extra.description) == true)
+        // The same proxy again shares its client; a request that ends makes room.
+        #expect(try clients.lease(Proxy(host: "127.0.0.1", port: 1)).client === leases[0].client)
+        leases[1].release()
+        #expect(try clients.lease(extra).configured == extra)
+        #expect(clients.count == ProxyClients.limit)
+        try await clients.shutdown()
+        #expect(clients.count == 0)
+        #expect(throws: ClientError.self) { _ = try clients.lease(extra) }
+    }
+
     @Test("a SOCKS5 proxy with credentials: refused when the transport is made for it, and per request when chosen")
     func socksCredentialsRefused() async throws {
         let socks = try Self.proxy("HERON_SOCKS_URL", credentials: .init(username: "u", password: "socks-secret-3J"))
