@@ -188,8 +188,12 @@ public final class AsyncHTTPClientTransport: ClientTransport {
     ///   once more with `Basic` credentials (RFC 7617), and later requests through that proxy
     ///   carry them from the start. AsyncHTTPClient does not show the proxy's
     ///   `Proxy-Authenticate` challenge (RFC 9110 §11.7.1) and answers only with `Basic` or
-    ///   `Bearer`, so a proxy that asks for `Digest` cannot be answered: a second `407` is
-    ///   ``ClientError/Code/proxyAuthenticationFailed``, naming the proxy.
+    ///   `Bearer`, so a proxy that asks for `Digest` cannot be answered. A refusal of the
+    ///   credentials (a second `407`, or any refused `CONNECT` once they were sent: tinyproxy
+    ///   answers wrong ones with `401`, and AsyncHTTPClient does not report the status) is
+    ///   ``ClientError/Code/proxyAuthenticationFailed``, naming the proxy and not the origin;
+    ///   so is a `407` from a proxy the policy gives no credentials for. A one-shot stream body
+    ///   is sent again too: AsyncHTTPClient asks for no byte of a body before the tunnel is open.
     /// - A SOCKS5 proxy (RFC 1928): without credentials only (AsyncHTTPClient offers no
     ///   authentication method but "no authentication required").
     /// - A refused tunnel (a status other than 2xx or 407, which AsyncHTTPClient does not
@@ -203,8 +207,8 @@ public final class AsyncHTTPClientTransport: ClientTransport {
     ///   - trust: The trust policy; the system's roots by default.
     ///   - proxy: Which proxy each request goes through.
     /// - Throws: As ``init(configuration:trust:)``; ``ClientError/Code/proxyUnsupported`` for
-    ///   ``ProxyPolicy/through(_:bypass:)`` a SOCKS5 proxy with credentials (a proxy that the
-    ///   environment or a closure chooses per request fails that request with it instead);
+    ///   ``ProxyPolicy/through(_:bypass:)`` with a SOCKS5 proxy with credentials (such a proxy
+    ///   chosen per request, by the environment or a closure, fails that request instead);
     ///   ``ClientError/Code/invalidRequest`` for a proxy with no valid host or port.
     public convenience init(
         configuration: Configuration = Configuration(), trust: TrustPolicy = .system, proxy: ProxyPolicy
@@ -337,8 +341,8 @@ public final class AsyncHTTPClientTransport: ClientTransport {
     }
 
     /// Shuts down the client this transport owns, and those it made for proxies, once their
-    /// requests have ended; does nothing
-    /// for a client the caller passed (the caller shuts that down).
+    /// requests have ended; does nothing for a client the caller passed (the caller shuts
+    /// that down).
     ///
     /// Requests sent after it fail with ``ClientError/Code/transport``.
     /// - Throws: AsyncHTTPClient's error when the shutdown fails.

@@ -64,7 +64,7 @@ final class BufferedExchange: HTTPClientResponseDelegate, Sendable {
     static func makeRequest(_ exchange: Exchange) throws -> HTTPClient.Request {
         let request = exchange.request
         do {
-            try request.checkURL()
+            // `send` checked the URL (HTTPRequest.checkURL()).
             var headers = HTTPHeaders()
             request.addFields(to: &headers)
             var body: HTTPClient.Body?
