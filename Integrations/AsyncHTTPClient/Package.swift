@@ -58,6 +58,8 @@ let package = Package(
                 "HeronAsyncHTTPClient",
                 .product(name: "HTTPClient", package: "Heron"),
                 .product(name: "HTTPCookies", package: "Heron"),
+                .product(name: "HTTPCache", package: "Heron"),
+                .product(name: "HTTPClientTesting", package: "Heron"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -132,6 +132,12 @@ struct RequestTarget {
     ///   - url: The request's URL; `nil` when it has no host.
     ///   - loopbackIsSecure: Whether plain `http` to a loopback host counts as secure.
     init?(_ url: URL, loopbackIsSecure: Bool) {
+        let scheme = url.scheme?.lowercased() ?? ""
+        if scheme == "unix" || scheme.hasSuffix("+unix") {
+            guard let target = Self.socket(url, scheme: scheme, loopbackIsSecure: loopbackIsSecure) else { return nil }
+            self = target
+            return
+        }
         guard var host = url.host(percentEncoded: true), !host.isEmpty else { return nil }
         // Lower-cased only when it has to be: most hosts already are.
         if host.utf8.contains(where: { (0x41...0x5A).contains($0) }) { host = host.lowercased() }
@@ -141,10 +147,33 @@ struct RequestTarget {
         isIP = CookieJar.isIPAddress(host)
         let path = url.path(percentEncoded: true)
         self.path = path.isEmpty ? "/" : path
-        let scheme = url.scheme?.lowercased() ?? ""
         // Loopback counts as secure, as browsers treat it ("potentially trustworthy"), unless
         // the jar says otherwise.
         isSecure = scheme == "https" || scheme == "wss" || (loopbackIsSecure && CookieJar.isLoopback(host))
+    }
+
+    /// A Unix-socket URL's target: its host is the socket's path, as it is (a file name is
+    /// case-sensitive), so that two sockets never share cookies, and
+    /// `http+unix://%2Frun%2Fd.sock/` and `unix:///run/d.sock` are the same host. A socket is
+    /// local, as loopback is: `http+unix` and `unix` count as secure when loopback does. A
+    /// socket is treated as an IP address is: only host-only cookies.
+    private static func socket(_ url: URL, scheme: String, loopbackIsSecure: Bool) -> RequestTarget? {
+        let socketPath = scheme == "unix" ? url.path : url.host(percentEncoded: false) ?? ""
+        guard !socketPath.isEmpty, socketPath != "/" else { return nil }
+        // `unix:` URLs always ask for `/`.
+        let path = scheme == "unix" ? "/" : url.path(percentEncoded: true)
+        // As an IP address: a `Domain` attribute other than the socket itself is refused, so no
+        // cookie set over one socket matches another (`Domain=sock` would match `/b.sock` too).
+        return RequestTarget(
+            host: socketPath, isIP: true, path: path.isEmpty ? "/" : path,
+            isSecure: scheme == "https+unix" || loopbackIsSecure)
+    }
+
+    private init(host: String, isIP: Bool, path: String, isSecure: Bool) {
+        self.host = host
+        self.isIP = isIP
+        self.path = path
+        self.isSecure = isSecure
     }
 
     /// The default path of §5.1.4: the request's path up to its last `/`, or `/`.

@@ -31,6 +31,14 @@ protocol ContractTransport: Sendable, CustomTestStringConvertible {
     /// transport without it fails the body past its buffer limit.
     var slowsTheServerForASlowReader: Bool { get }
 
+    /// The proxy set-ups of `TransportContractProxyTests` the transport applies; for the others
+    /// ``make(proxy:trust:)`` must fail with `proxyUnsupported`. None by default.
+    var proxyCases: Set<ContractProxyCase> { get }
+
+    /// Whether the transport sends requests to Unix domain sockets (`http+unix://`, `unix://`);
+    /// one that does not must refuse them with `invalidRequest`. `false` by default.
+    var reachesUnixSockets: Bool { get }
+
     /// A fresh transport that applies `proxy` and `trust`, or the typed error the transport
     /// refuses them with when it is made.
     func make(proxy: ProxyPolicy, trust: TrustPolicy) throws(ClientError) -> any ClientTransport

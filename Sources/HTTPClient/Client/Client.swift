@@ -127,7 +127,8 @@ public final class Client: Sendable {
     /// Creates a client whose relative request URLs resolve against the URL `baseURL` spells,
     /// such as `"https://api.example.com/v2"`.
     ///
-    /// Text that is not an absolute `http` or `https` URL with a host makes a client whose
+    /// Text that is not an absolute `http` or `https` URL with a host (or a Unix-socket URL,
+    /// `http+unix://%2Fpath%2Fto.sock/`, for a transport that sends to sockets) makes a client whose
     /// every call fails with ``ClientError/Code/invalidRequest`` naming the text: loudly, at the
     /// first call, never by sending requests elsewhere.
     /// - Parameters:
@@ -152,9 +153,7 @@ public final class Client: Sendable {
         let base: Base
         // Parsed as strictly as request URLs: text with a stray space is refused, not encoded.
         let url = HTTPRequest.strictURL(baseURL)
-        if let url, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", let host = url.host,
-            !host.isEmpty
-        {
+        if let url, RedirectFollower.isSendable(url) {
             base = .url(url)
         } else {
             // The text may hold a key (`?api_key=…`): shown redacted, as every URL in an error is.

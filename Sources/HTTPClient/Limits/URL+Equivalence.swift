@@ -5,7 +5,8 @@ extension URL {
     /// scheme and host lowercased (they are case-insensitive), the scheme's default port
     /// (80 for `http`, 443 for `https`) dropped, as a URI without a port means it, an empty
     /// path as `/`, and no fragment (never part of a request, RFC 9110 §7.1). Percent-encoding
-    /// is left as it is. `nil` when Foundation cannot split the URL into components.
+    /// is left as it is; the socket path of a Unix-socket URL (`http+unix://%2Frun%2Fd.sock/`)
+    /// keeps its case. `nil` when Foundation cannot split the URL into components.
     ///
     /// The one rule by which `CoalescingTransport` decides that two requests have the same
     /// target, and HTTPCache keys and invalidates stored responses, so that a write to
@@ -14,7 +15,10 @@ extension URL {
         guard var components = URLComponents(url: self, resolvingAgainstBaseURL: true) else { return nil }
         components.fragment = nil
         components.scheme = components.scheme?.lowercased()
-        if let host = components.percentEncodedHost { components.percentEncodedHost = host.lowercased() }
+        // A Unix socket's "host" (`http+unix://%2Frun%2Fd.sock/`) is a file path: case-sensitive.
+        if let host = components.percentEncodedHost, !RedirectFollower.isSocket(self) {
+            components.percentEncodedHost = host.lowercased()
+        }
         if components.percentEncodedPath.isEmpty { components.percentEncodedPath = "/" }
         if let port = components.port, port == Self.defaultPort(of: components.scheme) { components.port = nil }
         return components

@@ -281,14 +281,17 @@ public final class HARReplayTransport: ClientTransport {
 
     /// `text` as a URL compared for matching: redacted (secret values fingerprinted as the
     /// recorder writes them, or, without `fingerprinting`, hidden as `***`), scheme and host
-    /// lowercased, default port and fragment dropped, an empty path made `/`.
+    /// lowercased (not a Unix socket's path, `http+unix://%2Frun%2Fd.sock/`), default port and fragment dropped, an empty path made `/`.
     static func normalized(_ text: String, fingerprinting: Bool = true) -> String {
         guard let url = URL(string: text) else { return text }
         let shown = fingerprinting ? URLRedaction.displayFingerprinted(url) : URLRedaction.display(url)
         guard var components = URLComponents(string: shown) else { return shown }
         let scheme = components.scheme?.lowercased()
         components.scheme = scheme
-        components.percentEncodedHost = components.percentEncodedHost?.lowercased()
+        // A Unix socket's "host" (`http+unix://%2Frun%2Fd.sock/`) is a file path: case-sensitive.
+        if !(scheme?.hasSuffix("+unix") ?? false) {
+            components.percentEncodedHost = components.percentEncodedHost?.lowercased()
+        }
         if (scheme == "http" && components.port == 80) || (scheme == "https" && components.port == 443) {
             components.port = nil
         }

@@ -35,6 +35,15 @@ import NIOSSL
 ///   watchdog timer fails it when a limit passes. File and stream bodies, and calls with
 ///   upload progress, go through AsyncHTTPClient's `async` API (`execute(_:deadline:logger:)`).
 ///
+/// - Proxies: an owned transport applies a ``ProxyPolicy`` (the process's environment by
+///   default, read as curl reads it; see ``init(configuration:trust:proxy:)``). Through an HTTP
+///   proxy every request, plain `http` too, goes through a `CONNECT` tunnel (RFC 9110 §9.3.6),
+///   so the proxy's credentials never reach an origin; SOCKS5 (RFC 1928) works without
+///   credentials. ``TransportResponse/proxy`` names the proxy a response came through.
+/// - Unix domain sockets: `http+unix://<percent-encoded socket path>/path`,
+///   `https+unix://…` and `unix:///socket/path` (request path `/`) reach a local server on
+///   its socket, never through a proxy.
+///
 /// ## Who owns the HTTPClient
 /// An AsyncHTTPClient `HTTPClient` holds connections and must be shut down once, by its
 /// owner, when no longer needed:
@@ -104,34 +113,46 @@ public final class AsyncHTTPClientTransport: ClientTransport {
         }
     }
 
-    /// The AsyncHTTPClient client that sends the requests.
+    /// The AsyncHTTPClient client that sends the requests that go through no proxy (all of
+    /// them for a transport over a client of yours).
     public let client: HTTPClient
     /// Whether this transport made ``client`` and shuts it down in ``shutdown()``; `false`
     /// when the caller passed it and owns it.
     public let ownsClient: Bool
     /// The size of the chunks a file or stream body is read in, in bytes.
     public let uploadChunkSize: Int
+    /// The proxy policy this transport applies; `nil` for a transport over a client of yours,
+    /// whose own proxy setting (`HTTPClient.Configuration.proxy`) applies.
+    public let proxyPolicy: ProxyPolicy?
 
     /// Transfers sent and not ended yet.
     let transfers = TransferCount()
     /// The one timer of the limits AsyncHTTPClient does not enforce.
     let watchdog: Watchdog
+    /// The clients of the proxies requests go through, made on first use; `nil` when no
+    /// request ever goes through one.
+    let proxyClients: ProxyClients?
     /// Whether ``shutdown()`` was called (an owned client is shut down once).
     private let shutDown = NIOLockedValueBox(false)
 
     /// Creates a transport with an `HTTPClient` of its own, made with
-    /// ``clientConfiguration(_:)`` on AsyncHTTPClient's shared event loops; call
-    /// ``shutdown()`` when done with it.
+    /// ``clientConfiguration(_:)`` on AsyncHTTPClient's shared event loops, that sends requests
+    /// through the proxies the process's environment names (``ProxyPolicy/environment``, read
+    /// as curl reads it); call ``shutdown()`` when done with it.
+    ///
+    /// A proxy the environment names that this transport cannot use (a SOCKS5 proxy with
+    /// credentials, an `https://` proxy) fails each request it would carry with
+    /// ``ClientError/Code/proxyUnsupported``.
     /// - Parameter configuration: The transport's settings.
     public convenience init(configuration: Configuration = Configuration()) {
-        let client = HTTPClient(
-            eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: Self.clientConfiguration(configuration))
-        self.init(client: client, owning: true, uploadChunkSize: configuration.uploadChunkSize)
+        self.init(
+            settings: Self.clientConfiguration(configuration), uploadChunkSize: configuration.uploadChunkSize,
+            proxy: .environment)
     }
 
     /// Creates a transport with an `HTTPClient` of its own that applies `trust` to its TLS
-    /// connections (call ``shutdown()`` when done with it), or fails at once with what it
-    /// cannot apply.
+    /// connections and sends requests through the proxies the process's environment names
+    /// (call ``shutdown()`` when done with it), or fails at once with what it cannot apply.
     ///
     /// Roots of your own (with or without the system's) and a client identity for mutual TLS
     /// are applied through NIOSSL's `TLSConfiguration`. Pins are not: AsyncHTTPClient 1.37
@@ -147,10 +168,55 @@ public final class AsyncHTTPClientTransport: ClientTransport {
     ///   ``ClientError/Code/invalidRequest`` for a certificate or key NIOSSL cannot read, or a
     ///   policy that trusts no root.
     public convenience init(configuration: Configuration = Configuration(), trust: TrustPolicy) throws(ClientError) {
-        let client = HTTPClient(
-            eventLoopGroup: HTTPClient.defaultEventLoopGroup,
-            configuration: try Self.clientConfiguration(configuration, trust: trust))
-        self.init(client: client, owning: true, uploadChunkSize: configuration.uploadChunkSize)
+        try self.init(configuration: configuration, trust: trust, proxy: .environment)
+    }
+
+    /// Creates a transport with an `HTTPClient` of its own that applies `trust` to its TLS
+    /// connections and `proxy` to its requests (call ``shutdown()`` when done with it), or
+    /// fails at once with what it cannot apply.
+    ///
+    /// AsyncHTTPClient takes one proxy per `HTTPClient`: the transport keeps its own client
+    /// for the requests that go to their origin and, made on the first request through each
+    /// proxy, one more per proxy (at most 16 at once, the least recently used idle one shut
+    /// down past that), all with the same settings, all shut down by ``shutdown()``.
+    ///
+    /// - An HTTP proxy: AsyncHTTPClient opens a tunnel with `CONNECT` (RFC 9110 §9.3.6) for
+    ///   every request, `http` ones too (TLS, for `https`, then runs through the tunnel to the
+    ///   origin), so `Proxy-Authorization` (RFC 9110 §11.7.1) goes only in the `CONNECT`,
+    ///   never to an origin. A proxy with credentials is first asked without them; when it
+    ///   answers `407 Proxy Authentication Required` (RFC 9110 §15.5.8), the request is sent
+    ///   once more with `Basic` credentials (RFC 7617), and later requests through that proxy
+    ///   carry them from the start. AsyncHTTPClient does not show the proxy's
+    ///   `Proxy-Authenticate` challenge (RFC 9110 §11.7.1) and answers only with `Basic` or
+    ///   `Bearer`, so a proxy that asks for `Digest` cannot be answered. A refusal of the
+    ///   credentials (a second `407`, or any refused `CONNECT` once they were sent: tinyproxy
+    ///   answers wrong ones with `401`, and AsyncHTTPClient does not report the status) is
+    ///   ``ClientError/Code/proxyAuthenticationFailed``, naming the proxy and not the origin;
+    ///   so is a `407` from a proxy the policy gives no credentials for. A one-shot stream body
+    ///   is sent again too: AsyncHTTPClient asks for no byte of a body before the tunnel is open.
+    /// - A SOCKS5 proxy (RFC 1928): without credentials only (AsyncHTTPClient offers no
+    ///   authentication method but "no authentication required").
+    /// - A refused tunnel (a status other than 2xx or 407, which AsyncHTTPClient does not
+    ///   report), a SOCKS5 refusal, a handshake that times out and a proxy that cannot be
+    ///   reached are ``ClientError/Code/proxyConnectFailed``, which the client's default retry
+    ///   stack retries as it does ``ClientError/Code/cannotConnect``: nothing reached the origin.
+    /// - Unix-socket URLs (`http+unix://`, `https+unix://`, `unix://`) never go through a proxy.
+    ///
+    /// - Parameters:
+    ///   - configuration: The transport's settings.
+    ///   - trust: The trust policy; the system's roots by default.
+    ///   - proxy: Which proxy each request goes through.
+    /// - Throws: As ``init(configuration:trust:)``; ``ClientError/Code/proxyUnsupported`` for
+    ///   ``ProxyPolicy/through(_:bypass:)`` with a SOCKS5 proxy with credentials (such a proxy
+    ///   chosen per request, by the environment or a closure, fails that request instead);
+    ///   ``ClientError/Code/invalidRequest`` for a proxy with no valid host or port.
+    public convenience init(
+        configuration: Configuration = Configuration(), trust: TrustPolicy = .system, proxy: ProxyPolicy
+    ) throws(ClientError) {
+        try Self.checkAtOnce(proxy)
+        self.init(
+            settings: try Self.clientConfiguration(configuration, trust: trust),
+            uploadChunkSize: configuration.uploadChunkSize, proxy: proxy)
     }
 
     /// Creates a transport over `client`, which the caller owns and shuts down after the last
@@ -158,25 +224,43 @@ public final class AsyncHTTPClientTransport: ClientTransport {
     ///
     /// The client must not follow redirects (`redirectConfiguration: .disallow`, as
     /// ``clientConfiguration(_:)`` makes it): Heron's client follows them. Its timeouts,
-    /// connection pool, proxy, TLS and decompression settings are used as they are.
+    /// connection pool, proxy, TLS and decompression settings are used as they are: no
+    /// ``ProxyPolicy`` applies (``proxyPolicy`` is `nil`), and responses report no
+    /// ``TransportResponse/proxy``.
     /// - Parameters:
     ///   - client: An `HTTPClient` the caller shuts down.
     ///   - uploadChunkSize: The chunk size for reading file and stream bodies; 256 KiB by default.
     public convenience init(client: HTTPClient, uploadChunkSize: Int = 256 * 1024) {
-        self.init(client: client, owning: false, uploadChunkSize: uploadChunkSize)
+        self.init(client: client, owning: false, uploadChunkSize: uploadChunkSize, proxy: nil, proxyClients: nil)
     }
 
-    private init(client: HTTPClient, owning: Bool, uploadChunkSize: Int) {
+    /// A transport that owns a client made with `settings`, and the clients of `proxy`'s proxies.
+    private convenience init(settings: HTTPClient.Configuration, uploadChunkSize: Int, proxy: ProxyPolicy) {
+        let group = HTTPClient.defaultEventLoopGroup
+        let client = HTTPClient(eventLoopGroup: group, configuration: settings)
+        let proxyClients = proxy.isDirect ? nil : ProxyClients(settings: settings, eventLoopGroup: group)
+        self.init(
+            client: client, owning: true, uploadChunkSize: uploadChunkSize, proxy: proxy, proxyClients: proxyClients)
+    }
+
+    private init(
+        client: HTTPClient, owning: Bool, uploadChunkSize: Int, proxy: ProxyPolicy?, proxyClients: ProxyClients?
+    ) {
         self.client = client
         self.ownsClient = owning
         self.uploadChunkSize = max(1024, uploadChunkSize)
+        self.proxyPolicy = proxy
+        self.proxyClients = proxyClients
         watchdog = Watchdog(eventLoop: client.eventLoopGroup.next())
     }
 
     deinit {
         // An owned client left running would hold its connections (and AsyncHTTPClient
         // asserts in debug builds): shut it down now, without waiting.
-        if ownsClient, !shutDown.withLockedValue({ $0 }) { client.shutdown().whenComplete { _ in } }
+        if ownsClient, !shutDown.withLockedValue({ $0 }) {
+            client.shutdown().whenComplete { _ in }
+            proxyClients?.shutdownNow()
+        }
     }
 
     /// The AsyncHTTPClient settings a transport made with `configuration` gives its own
@@ -256,8 +340,9 @@ public final class AsyncHTTPClientTransport: ClientTransport {
         return settings
     }
 
-    /// Shuts down the client this transport owns, once its requests have ended; does nothing
-    /// for a client the caller passed (the caller shuts that down).
+    /// Shuts down the client this transport owns, and those it made for proxies, once their
+    /// requests have ended; does nothing for a client the caller passed (the caller shuts
+    /// that down).
     ///
     /// Requests sent after it fail with ``ClientError/Code/transport``.
     /// - Throws: AsyncHTTPClient's error when the shutdown fails.
@@ -267,7 +352,11 @@ public final class AsyncHTTPClientTransport: ClientTransport {
             defer { done = true }
             return !done
         }
-        if first { try await client.shutdown() }
+        guard first else { return }
+        var failure: (any Error)?
+        do { try await proxyClients?.shutdown() } catch { failure = error }
+        try await client.shutdown()
+        if let failure { throw failure }
     }
 
     /// Whether responses' trailer sections reach the caller (`HTTPBody.trailerFields`): `true`
@@ -290,7 +379,8 @@ public final class AsyncHTTPClientTransport: ClientTransport {
     /// Sends `request` once and returns the response head and body.
     ///
     /// - Parameters:
-    ///   - request: The request, with an absolute `http` or `https` URL.
+    ///   - request: The request, with an absolute `http` or `https` URL, or a Unix-socket URL
+    ///     (`http+unix://`, `https+unix://`, `unix://`).
     ///   - options: The idle timeout, the deadline, the most unread body bytes to hold, and
     ///     an upload progress callback.
     /// - Returns: Once the head arrives: the head, and the body as it arrives (with
@@ -298,11 +388,27 @@ public final class AsyncHTTPClientTransport: ClientTransport {
     /// - Throws: `CancellationError` when the task is cancelled; ``ClientError`` otherwise:
     ///   ``ClientError/Code/cannotConnect``, ``ClientError/Code/connectionLost``,
     ///   ``ClientError/Code/timedOut``, ``ClientError/Code/invalidResponse``,
-    ///   ``ClientError/Code/invalidRequest`` or ``ClientError/Code/transport``. The body's
-    ///   reads throw these too, and ``ClientError/Code/truncatedBody`` and
-    ///   ``ClientError/Code/responseTooLarge``.
+    ///   ``ClientError/Code/invalidRequest`` or ``ClientError/Code/transport``; through a proxy,
+    ///   ``ClientError/Code/proxyConnectFailed``, ``ClientError/Code/proxyAuthenticationFailed``
+    ///   and ``ClientError/Code/proxyUnsupported``. The body's reads throw these too, and
+    ///   ``ClientError/Code/truncatedBody`` and ``ClientError/Code/responseTooLarge``.
     public func send(_ request: HTTPCore.HTTPRequest, options: TransportOptions) async throws -> TransportResponse {
         try Task.checkCancellation()
+        try request.checkURL()
+        guard let proxyClients, let chosen = try proxy(for: request) else {
+            var upload: Upload?
+            return try await send(
+                request, options: options, route: Exchange.Route(client: client, proxy: nil, lease: nil),
+                upload: &upload)
+        }
+        return try await send(request, options: options, through: chosen, clients: proxyClients)
+    }
+
+    /// Sends `request` once over `route`'s client and returns the response head and body.
+    /// - Parameter upload: Set to the reader of the request body, when one reads it.
+    func send(
+        _ request: HTTPCore.HTTPRequest, options: TransportOptions, route: Exchange.Route, upload: inout Upload?
+    ) async throws -> TransportResponse {
         // AsyncHTTPClient's deadline covers the wait for the head; a guard enforces the rest:
         // the body's deadline, and the idle timeout unless that deadline comes first.
         var headDeadline = NIODeadline.distantFuture
@@ -343,16 +449,16 @@ public final class AsyncHTTPClientTransport: ClientTransport {
                     headDeadline: headDeadline == .distantFuture ? nil : headDeadline, idleBeforeHead: idleBeforeHead)
             }
             let exchange = Exchange(
-                transport: self, request: request, options: options, upload: nil, guardian: guardian, progress: nil)
+                transport: self, request: request, options: options, upload: nil, guardian: guardian, progress: nil,
+                route: route)
             transfers.add()
             if let guardian { watchdog.watch(guardian) }
             guard options.awaitsWholeBody else { return try await StreamedExchange.run(exchange) }
             return try await BufferedExchange.run(exchange)
         }
         #endif
-        var clientRequest = try request.makeClientRequest()
+        var clientRequest = request.makeClientRequest()
         let progress = options.progress.map(ProgressReports.init)
-        var upload: Upload?
         if let body = request.body {
             if case .data(let data) = body.source, progress == nil {
                 clientRequest.body = .bytes(ByteBuffer(bytes: data))
@@ -364,7 +470,7 @@ public final class AsyncHTTPClientTransport: ClientTransport {
         }
         let exchange = Exchange(
             transport: self, request: request, options: options, upload: upload, guardian: guardian,
-            progress: progress)
+            progress: progress, route: route)
         transfers.add()
         guard let guardian else { return try await exchange.run(clientRequest, headDeadline: headDeadline) }
         watchdog.watch(guardian)

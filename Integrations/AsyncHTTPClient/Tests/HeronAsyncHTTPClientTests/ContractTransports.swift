@@ -25,9 +25,10 @@ struct AsyncHTTPClientContract: ContractTransport {
     var combinesRepeatedFields: Bool { false }
     var labelForUnlabelledBody: String? { nil }
     var slowsTheServerForASlowReader: Bool { true }
+    var proxyCases: Set<ContractProxyCase> { Set(ContractProxyCase.allCases) }
+    var reachesUnixSockets: Bool { true }
     func make(proxy: ProxyPolicy, trust: TrustPolicy) throws(ClientError) -> any ClientTransport {
-        // Replaced by the transport's proxy support (issue 43).
-        throw ClientError(.proxyUnsupported, "not yet")
+        try AsyncHTTPClientTransport(trust: trust, proxy: proxy)
     }
     func release(_ transport: any ClientTransport) async {
         try? await (transport as? AsyncHTTPClientTransport)?.shutdown()

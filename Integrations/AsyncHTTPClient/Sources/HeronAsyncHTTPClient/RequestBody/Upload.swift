@@ -19,10 +19,12 @@ import NIOCore
 /// progress and as activity to the transfer's guard. A failure to read the body is kept as
 /// ``error``: it, not what AsyncHTTPClient makes of it, is the request's failure.
 final class Upload: Sendable {
-    private struct State {
+    fileprivate struct State {
         var sent: Int64 = 0
         var error: (any Error)?
         var closed = false
+        /// Whether AsyncHTTPClient asked for the body's first chunk.
+        var started = false
         var handoff: Handoff?
         var stop: (@Sendable () -> Void)?
     }
@@ -33,7 +35,7 @@ final class Upload: Sendable {
     let expected: Int64?
     private let progress: ProgressReports?
     private let guardian: TransferGuard?
-    private let state = NIOLockedValueBox(State())
+    fileprivate let state = NIOLockedValueBox(State())
 
     init(body: HTTPBody, chunkSize: Int, progress: ProgressReports?, guardian: TransferGuard?) {
         self.body = body
@@ -50,6 +52,11 @@ final class Upload: Sendable {
 
     /// Bytes handed to AsyncHTTPClient.
     var sent: Int64 { state.withLockedValue { $0.sent } }
+
+    /// Whether AsyncHTTPClient asked for any of the body: `false` when the request failed
+    /// before a connection to the origin carried it (a proxy's `407` to its `CONNECT`), when
+    /// the body, even a one-shot stream, is intact and can be sent again.
+    var started: Bool { state.withLockedValue { $0.started } }
 
     /// Why reading the body failed, if it did.
     var error: (any Error)? { state.withLockedValue { $0.error } }
@@ -185,6 +192,7 @@ final class Upload: Sendable {
             private mutating func read() async throws -> ByteBuffer? {
                 switch source {
                 case .start:
+                    upload.state.withLockedValue { $0.started = true }
                     let body = upload.body
                     if case .data(let data) = body.source {
                         source = .finished

@@ -29,14 +29,76 @@ extension AsyncHTTPClientTransport {
     ///   - request: The request that failed.
     ///   - response: The response head, if it arrived.
     ///   - bodyBytes: Body bytes received before the failure.
+    ///   - proxy: The proxy the request went through, if any.
     /// - Returns: A ``ClientError``, or the error itself when it is one already (or a
     ///   `CancellationError`).
     static func mapError(
-        _ error: any Error, request: HTTPCore.HTTPRequest, response: HTTPCore.HTTPResponse?, bodyBytes: Int64 = 0
+        _ error: any Error, request: HTTPCore.HTTPRequest, response: HTTPCore.HTTPResponse?, bodyBytes: Int64 = 0,
+        proxy: Proxy? = nil
     ) -> any Error {
         if error is ClientError || error is CancellationError { return error }
+        if let proxy, response == nil, let (code, what) = classifyProxy(error, proxy: proxy, request: request) {
+            return ClientError(code, "\(what) (\(error))", request: request, underlying: error)
+        }
         let (code, what) = classify(error, headArrived: response != nil, bodyBytes: bodyBytes)
         return ClientError(code, "\(what) (\(error))", request: request, response: response, underlying: error)
+    }
+
+    /// The ``ClientError/Code`` and a description for a failure to get through `proxy`
+    /// before any response: `nil` for a failure that is not the proxy's.
+    ///
+    /// AsyncHTTPClient opens a tunnel with `CONNECT` (RFC 9110 §9.3.6) for every request through
+    /// an HTTP proxy: a `407` (RFC 9110 §15.5.8) is ``ClientError/Code/proxyAuthenticationFailed``
+    /// (the transport answers it once, see ``AsyncHTTPClientTransport/send(_:options:)``);
+    /// another status than 2xx, a handshake that timed out, a SOCKS5 server's refusal (RFC 1928
+    /// §6) and a connection to the proxy that could not be made are
+    /// ``ClientError/Code/proxyConnectFailed``: no byte of the request reached the origin.
+    static func classifyProxy(
+        _ error: any Error, proxy: Proxy, request: HTTPCore.HTTPRequest
+    ) -> (ClientError.Code, String)? {
+        let shown = proxy.withoutCredentials
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .proxyAuthenticationRequired:
+                return (.proxyAuthenticationFailed, "the proxy \(shown) asks for credentials (407)")
+            case .invalidProxyResponse:
+                return (
+                    .proxyConnectFailed,
+                    "the proxy \(shown) refused the tunnel to \(tunnelTarget(of: request)): it answered the CONNECT "
+                        + "with a status other than 2xx or 407 (AsyncHTTPClient does not say which)"
+                )
+            case .httpProxyHandshakeTimeout, .socksHandshakeTimeout:
+                return (
+                    .proxyConnectFailed,
+                    "the proxy \(shown) did not open the way to \(tunnelTarget(of: request)) in time"
+                )
+            default:
+                return nil
+            }
+        }
+        // NIOSOCKS's SOCKSError (a module this package does not import): the server's refusal
+        // (ConnectionFailed, with its reply) or a reply that is not SOCKS5.
+        if String(reflecting: type(of: error)).hasPrefix("NIOSOCKS.") {
+            return (
+                .proxyConnectFailed, "the SOCKS5 proxy \(shown) did not open the way to \(tunnelTarget(of: request))"
+            )
+        }
+        let refused: Bool
+        if error is NIOConnectionError || error is SocketAddressError {
+            refused = true
+        } else if let error = error as? IOError {
+            refused = [ECONNREFUSED, ENETUNREACH, EHOSTUNREACH, EADDRNOTAVAIL].contains(error.errnoCode)
+        } else {
+            refused = false
+        }
+        return refused ? (.proxyConnectFailed, "could not connect to the proxy \(shown)") : nil
+    }
+
+    /// `host:port` of the request's origin, as a `CONNECT` names it.
+    static func tunnelTarget(of request: HTTPCore.HTTPRequest) -> String {
+        let host = request.url.host(percentEncoded: false) ?? ""
+        let port = request.url.port ?? (request.url.scheme?.lowercased() == "https" ? 443 : 80)
+        return host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 
     /// The TLS alerts a server sends about the client's certificate (RFC 8446 §6.2), as
@@ -143,9 +205,15 @@ extension AsyncHTTPClientTransport {
             return (.connectionLost, lostWhat(headArrived, bodyBytes))
         case .readTimeout, .writeTimeout:
             return (.timedOut, "no data moved within AsyncHTTPClient's read or write timeout")
-        case .connectTimeout, .tlsHandshakeTimeout, .socksHandshakeTimeout, .httpProxyHandshakeTimeout,
-            .getConnectionFromPoolTimeout:
+        case .connectTimeout, .tlsHandshakeTimeout, .getConnectionFromPoolTimeout:
             return (.timedOut, "the connection was not made within the connect timeout")
+        // The proxy of a caller's HTTPClient (an owned client's are named by classifyProxy).
+        case .socksHandshakeTimeout, .httpProxyHandshakeTimeout:
+            return (.proxyConnectFailed, "the HTTPClient's proxy did not open the way to the origin in time")
+        case .invalidProxyResponse:
+            return (.proxyConnectFailed, "the HTTPClient's proxy refused the tunnel to the origin")
+        case .proxyAuthenticationRequired:
+            return (.proxyAuthenticationFailed, "the HTTPClient's proxy asks for credentials (407)")
         case .deadlineExceeded:
             return (.timedOut, "no response before the deadline")
         case .invalidURL, .emptyHost, .emptyScheme, .missingSocketPath, .traceRequestWithBody,

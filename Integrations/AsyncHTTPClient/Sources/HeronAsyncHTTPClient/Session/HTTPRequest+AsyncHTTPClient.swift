@@ -13,23 +13,33 @@ extension HTTPCore.HTTPRequest {
     /// (RFC 6265 §5.4: a user agent sends one). `Content-Length` and `Transfer-Encoding` are
     /// left out: AsyncHTTPClient frames the body from its length, and a request that carries
     /// both (RFC 9112 §6.3) is rejected by servers.
-    /// - Throws: ``ClientError/Code/invalidRequest`` when the URL is not absolute `http(s)`.
-    ///   (A URL AsyncHTTPClient cannot send to fails when it is sent, as `invalidRequest` too.)
-    func makeClientRequest() throws(ClientError) -> HTTPClientRequest {
-        try checkURL()
+    ///
+    /// The URL is checked first (``checkURL()``); one AsyncHTTPClient cannot send to fails when
+    /// it is sent, as `invalidRequest`.
+    func makeClientRequest() -> HTTPClientRequest {
         var request = HTTPClientRequest(url: url.absoluteString)
         request.method = NIOHTTP1.HTTPMethod(rawValue: method.rawValue)
         addFields(to: &request.headers)
         return request
     }
 
-    /// Throws ``ClientError/Code/invalidRequest`` when the URL is not absolute `http(s)`.
+    /// Throws ``ClientError/Code/invalidRequest`` when the URL is not one AsyncHTTPClient
+    /// sends to: absolute `http` or `https` with a host, or a Unix-socket URL naming its socket
+    /// (`http+unix://` or `https+unix://` with the socket's percent-encoded path as the host,
+    /// `unix://` with the socket's path as the path).
     func checkURL() throws(ClientError) {
-        guard let scheme = url.scheme, scheme.lowercased() == "http" || scheme.lowercased() == "https",
-            url.host != nil
-        else {
+        let scheme = url.scheme?.lowercased()
+        let named: Bool
+        switch scheme {
+        case "http", "https", "http+unix", "https+unix": named = !(url.host(percentEncoded: false) ?? "").isEmpty
+        case "unix": named = !url.path.isEmpty && url.path != "/"
+        default: named = false
+        }
+        guard named else {
             throw ClientError(
-                .invalidRequest, "the URL \(URLRedaction.display(url)) is not an absolute http or https URL",
+                .invalidRequest,
+                "the URL \(URLRedaction.display(url)) is not an absolute http or https URL, nor a Unix-socket URL "
+                    + "(http+unix://, https+unix://, unix://) naming its socket",
                 request: self)
         }
     }

@@ -44,7 +44,7 @@ final class BufferedExchange: HTTPClientResponseDelegate, Sendable {
     static func run(_ exchange: Exchange) async throws -> TransportResponse {
         let clientRequest = try makeRequest(exchange)
         let delegate = BufferedExchange(exchange: exchange)
-        let task = exchange.transport.client.execute(
+        let task = exchange.client.execute(
             request: clientRequest, delegate: delegate, eventLoop: .indifferent, deadline: nil)
         exchange.guardian?.cancelling { task.fail(reason: GuardExpired()) }
         let outcome: Result<Void, any Error> = await withTaskCancellationHandler {
@@ -64,7 +64,7 @@ final class BufferedExchange: HTTPClientResponseDelegate, Sendable {
     static func makeRequest(_ exchange: Exchange) throws -> HTTPClient.Request {
         let request = exchange.request
         do {
-            try request.checkURL()
+            // `send` checked the URL (HTTPRequest.checkURL()).
             var headers = HTTPHeaders()
             request.addFields(to: &headers)
             var body: HTTPClient.Body?
@@ -108,7 +108,7 @@ final class BufferedExchange: HTTPClientResponseDelegate, Sendable {
             }
             try exchange.checkLength(received: received, declared: declared, head: head)
             let body: HTTPBody? = head.hasBody(answering: request) ? HTTPBody(data) : nil
-            return TransportResponse(head: head, body: body, bytesSent: exchange.bytesSent)
+            return TransportResponse(head: head, body: body, bytesSent: exchange.bytesSent, proxy: exchange.proxy)
         }
     }
 

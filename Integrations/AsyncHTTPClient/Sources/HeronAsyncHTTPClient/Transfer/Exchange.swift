@@ -15,6 +15,34 @@ struct Exchange: Sendable {
     /// The limits AsyncHTTPClient does not enforce, if any.
     let guardian: TransferGuard?
     let progress: ProgressReports?
+    /// The AsyncHTTPClient client that sends it: the transport's own, or the one for its proxy.
+    let client: HTTPClient
+    /// The proxy it goes through, as configured (with credentials when they are sent), if any.
+    let proxy: Proxy?
+    /// The per-proxy client borrowed for it, returned when it ends.
+    let lease: ProxyClients.Lease?
+
+    init(
+        transport: AsyncHTTPClientTransport, request: HTTPCore.HTTPRequest, options: TransportOptions,
+        upload: Upload?, guardian: TransferGuard?, progress: ProgressReports?, route: Route
+    ) {
+        self.transport = transport
+        self.request = request
+        self.options = options
+        self.upload = upload
+        self.guardian = guardian
+        self.progress = progress
+        self.client = route.client
+        self.proxy = route.proxy
+        self.lease = route.lease
+    }
+
+    /// Where an exchange goes: the client, and the proxy it goes through.
+    struct Route: Sendable {
+        let client: HTTPClient
+        let proxy: Proxy?
+        let lease: ProxyClients.Lease?
+    }
 
     /// Sends the request and waits for the head, and, when the caller waits for the whole
     /// body, for the body.
@@ -24,7 +52,7 @@ struct Exchange: Sendable {
     func run(_ clientRequest: HTTPClientRequest, headDeadline: NIODeadline) async throws -> TransportResponse {
         var head: HTTPResponse?
         do {
-            let response = try await transport.client.execute(clientRequest, deadline: headDeadline)
+            let response = try await client.execute(clientRequest, deadline: headDeadline)
             // A second exchange means the HTTPClient followed a redirect, which Heron's client does.
             guard response.history.count <= 1 else { throw followsRedirects }
             let answer = try HTTPResponse(
@@ -54,7 +82,7 @@ struct Exchange: Sendable {
                 body = streamed(response.body, head: answer)
             }
             await finishUploadReports()
-            return TransportResponse(head: answer, body: body, bytesSent: bytesSent)
+            return TransportResponse(head: answer, body: body, bytesSent: bytesSent, proxy: proxy)
         } catch {
             end()
             // A body's failure comes mapped already, with what arrived of it.
@@ -86,6 +114,7 @@ struct Exchange: Sendable {
         transport.transfers.remove()
         if let guardian { transport.watchdog.unwatch(guardian) }
         upload?.close()
+        lease?.release()
     }
 
     /// Request body bytes handed to AsyncHTTPClient.
@@ -231,7 +260,8 @@ struct Exchange: Sendable {
         if let head {
             do { try checkLength(received: received, declared: declared, head: head) } catch { return error }
         }
-        return AsyncHTTPClientTransport.mapError(error, request: request, response: head, bodyBytes: received)
+        return AsyncHTTPClientTransport.mapError(
+            error, request: request, response: head, bodyBytes: received, proxy: proxy)
     }
 }
 

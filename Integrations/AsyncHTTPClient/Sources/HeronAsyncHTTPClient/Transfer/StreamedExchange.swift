@@ -39,7 +39,7 @@ final class StreamedExchange: HTTPClientResponseDelegate, Sendable {
     static func run(_ exchange: Exchange) async throws -> TransportResponse {
         let clientRequest = try BufferedExchange.makeRequest(exchange)
         let delegate = StreamedExchange(exchange: exchange)
-        let task = exchange.transport.client.execute(
+        let task = exchange.client.execute(
             request: clientRequest, delegate: delegate, eventLoop: .indifferent, deadline: nil)
         exchange.guardian?.cancelling { task.fail(reason: BufferedExchange.GuardExpired()) }
         task.futureResult.whenComplete { delegate.ended($0) }
@@ -108,7 +108,8 @@ final class StreamedExchange: HTTPClientResponseDelegate, Sendable {
             handoff = queue
         }
         state.withLockedValue { $0.handoff = handoff }
-        answer(.success(TransportResponse(head: head, body: body, bytesSent: exchange.bytesSent)))
+        answer(
+            .success(TransportResponse(head: head, body: body, bytesSent: exchange.bytesSent, proxy: exchange.proxy)))
         return task.eventLoop.makeSucceededVoidFuture()
     }
 
