@@ -181,7 +181,7 @@ struct CredentialRenderingTests {
             host: "127.0.0.1", port: 3128, credentials: .init(username: "ci", password: Self.proxyPassword))
         let request = HTTPRequest(url: URL(string: "https://origin.example/")!)
         var errors: [ClientError] = []
-        for value in ["https://ci:\(Self.proxyPassword)@proxy:443", "socks4://ci:\(Self.proxyPassword)@proxy:1080"] {
+        for value in ["ftp://ci:\(Self.proxyPassword)@proxy:21", "http://ci:\(Self.proxyPassword)@proxy:0"] {
             do {
                 _ = try Proxy(url: value)
             } catch {
@@ -189,8 +189,13 @@ struct CredentialRenderingTests {
             }
         }
         do {
-            _ = try ProxyPolicy.environment(["https_proxy": "https://ci:\(Self.proxyPassword)@proxy:443"]).proxy(
+            _ = try ProxyPolicy.environment(["https_proxy": "gopher://ci:\(Self.proxyPassword)@proxy:70"]).proxy(
                 for: request.url)
+        } catch {
+            errors.append(error)
+        }
+        do {
+            _ = try URLSessionTransport.proxyDictionary(for: .through(proxy))
         } catch {
             errors.append(error)
         }
@@ -201,7 +206,10 @@ struct CredentialRenderingTests {
         errors.append(
             URLSessionTransport.proxyRefused(
                 HTTPResponse(status: try HTTPStatus(code: 407)), through: proxy, request: request))
-        #expect(Set(errors.map(\.code)) == [.proxyUnsupported, .proxyConnectFailed, .proxyAuthenticationFailed])
+        #expect(
+            Set(errors.map(\.code)) == [
+                .invalidRequest, .proxyUnsupported, .proxyConnectFailed, .proxyAuthenticationFailed,
+            ])
         for error in errors {
             Self.expectNoSecret(in: error, secrets: [Self.proxyPassword])
             #expect(error.message.contains("proxy"), "\(error.message)")

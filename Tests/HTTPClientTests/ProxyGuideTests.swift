@@ -23,7 +23,8 @@ struct ProxyGuideTests {
         let sources = try Self.holders.map(SnippetSource.read)
         for block in blocks {
             #expect(
-                sources.contains { SnippetSource.contains(block, in: $0) }, "snippet of \(Self.guide) is not tested:\n\(block)"
+                sources.contains { SnippetSource.contains(block, in: $0) },
+                "snippet of \(Self.guide) is not tested:\n\(block)"
             )
         }
     }
@@ -37,7 +38,8 @@ struct ProxyGuideTests {
             "https_proxy": "http://127.0.0.1:3128",
             "no_proxy": "localhost, .internal.example, 10.0.0.0/8",
         ])
-        print(try environment.proxy(for: URL(string: "https://api.example.com/")!) as Any)  // Optional(http://127.0.0.1:3128)
+        let api = URL(string: "https://api.example.com/")!
+        print(try environment.proxy(for: api) as Any)  // Optional(http://127.0.0.1:3128)
         print(try environment.proxy(for: URL(string: "https://db.internal.example/")!) as Any)  // nil
         print(try environment.proxy(for: URL(string: "http://api.example.com/")!) as Any)  // nil: no http_proxy
 
@@ -50,7 +52,8 @@ struct ProxyGuideTests {
         func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
         let secret = "guide-secret-91"
 
-        let corporate = Proxy(host: "proxy.corp.example", port: 3128, credentials: .init(username: "ci", password: secret))
+        let corporate = Proxy(
+            host: "proxy.corp.example", port: 3128, credentials: .init(username: "ci", password: secret))
         let socks = try Proxy(url: "socks5h://127.0.0.1:1080")
         print(corporate, socks)  // http://proxy.corp.example:3128 socks5://127.0.0.1:1080
 
@@ -67,9 +70,11 @@ struct ProxyGuideTests {
         let egress = Proxy(host: "egress.corp.example", port: 3128)
         let policy = ProxyPolicy.choosing { url in
             if internalHosts.matches(url) { return nil }
-            return url.host?.hasSuffix(".partner.example") == true ? Proxy(.socks5, host: "127.0.0.1", port: 1080) : egress
+            return url.host?.hasSuffix(".partner.example") == true
+                ? Proxy(.socks5, host: "127.0.0.1", port: 1080) : egress
         }
-        print(try policy.proxy(for: URL(string: "https://files.partner.example/a")!) as Any)  // Optional(socks5://127.0.0.1:1080)
+        let files = URL(string: "https://files.partner.example/a")!
+        print(try policy.proxy(for: files) as Any)  // Optional(socks5://127.0.0.1:1080)
         print(try policy.proxy(for: URL(string: "http://10.1.2.3/health")!) as Any)  // nil
 
         #expect(printed == ["Optional(socks5://127.0.0.1:1080)", "nil"])

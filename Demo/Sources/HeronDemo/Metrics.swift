@@ -52,7 +52,7 @@ actor Metrics {
             case .retryScheduled: retries += 1
             case .transportError: failedAttempts += 1
             case .finished: calls += 1
-            case .prepared, .redirected, .queued, .reconnecting, .cookiesRefused: break
+            case .prepared, .redirected, .queued, .reconnecting, .cookiesRefused, .proxied: break
             }
         }
         return

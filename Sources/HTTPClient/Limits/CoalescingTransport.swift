@@ -113,7 +113,7 @@ public final class CoalescingTransport: ClientTransport {
         }
         return TransportResponse(
             head: shared.head, body: shared.body.map { HTTPBody($0, trailerFields: shared.trailerFields) },
-            bytesSent: shared.bytesSent)
+            bytesSent: shared.bytesSent, proxy: shared.proxy)
     }
 
     /// Takes the requests in flight for `urls` out of the table: later callers start anew. A
@@ -146,6 +146,8 @@ package final class Flight: Sendable {
         let bytesSent: Int64?
         /// The trailer section that followed the body, if the transport delivered one.
         var trailerFields: HTTPFields?
+        /// The proxy the shared request went through, if any.
+        var proxy: Proxy?
     }
 
     private struct State {
@@ -206,7 +208,7 @@ package final class Flight: Sendable {
                 outcome = .success(
                     Shared(
                         head: response.head, body: body, bytesSent: response.bytesSent,
-                        trailerFields: response.body?.trailerFields))
+                        trailerFields: response.body?.trailerFields, proxy: response.proxy))
             } catch let error as HTTPCoreError where error.code == .bodyTooLarge {
                 outcome = .failure(
                     ClientError(

@@ -174,7 +174,9 @@ public final class HARRecorder: ClientTransport {
             length: body.length, iterationBehavior: body.iterationBehavior,
             makeSequence: { WatchedChunks(chunks: body.chunks(), watcher: sink) },
             trailerFields: { body.trailerFields })
-        return TransportResponse(head: response.head, body: recording, bytesSent: response.bytesSent)
+        return TransportResponse(
+            head: response.head, body: recording, bytesSent: response.bytesSent, waited: response.waited,
+            proxy: response.proxy)
     }
 
     /// Sets the content of entry `index` once its body ended, failed or was left unread.

@@ -98,6 +98,13 @@ public struct ProxyPolicy: Sendable, CustomStringConvertible {
         return chosen
     }
 
+    /// The proxy of a ``through(_:bypass:)`` policy, which every request it does not bypass
+    /// goes through, so that a transport can refuse it when made; `nil` for another policy.
+    public var fixedProxy: Proxy? {
+        guard case .fixed(let proxy, _) = rule else { return nil }
+        return proxy
+    }
+
     /// Whether no request ever goes through a proxy: ``direct``, or an environment that
     /// names none.
     public var isDirect: Bool {

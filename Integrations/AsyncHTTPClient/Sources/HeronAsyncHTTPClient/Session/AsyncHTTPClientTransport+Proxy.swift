@@ -50,16 +50,9 @@ extension AsyncHTTPClientTransport {
     /// cannot go through; a policy that chooses per request (the environment, a closure) fails
     /// the requests it sends to such a proxy instead.
     static func checkAtOnce(_ policy: ProxyPolicy) throws(ClientError) {
-        // `through` names one proxy for every URL it does not bypass. ProxyPolicy has no public
-        // accessor for it: its description ("through http://…") tells it apart, and a URL no
-        // bypass list names gives the proxy.
-        guard policy.description.hasPrefix("through ") else { return }
-        for probe in ["https://heron-proxy-probe.invalid/", "http://heron-proxy-probe.invalid/"] {
-            if let proxy = try policy.proxy(for: URL(string: probe)!) {
-                try checkSupported(proxy)
-                return
-            }
-        }
+        guard let proxy = policy.fixedProxy else { return }
+        try proxy.validate()
+        try checkSupported(proxy)
     }
 
     /// Sends `request` through `proxy`, answering its `407` once: a proxy with credentials is
@@ -121,13 +114,10 @@ extension AsyncHTTPClientTransport {
     }
 
     /// Whether `error`, for a request whose `CONNECT` carried the proxy's credentials, is the
-    /// proxy refusing them: a `407`, or a refused `CONNECT` of another status (AsyncHTTPClient
-    /// does not say which; tinyproxy answers wrong credentials with `401`), once the proxy has
-    /// asked for credentials.
+    /// proxy refusing them: another `407` (RFC 9110 §15.5.8). A refused `CONNECT` of another
+    /// status (a port the proxy does not tunnel to) stays ``ClientError/Code/proxyConnectFailed``.
     static func refusesCredentials(_ error: ClientError) -> Bool {
-        if error.code == .proxyAuthenticationFailed { return true }
-        guard error.code == .proxyConnectFailed, let cause = error.underlying as? HTTPClientError else { return false }
-        return cause == .invalidProxyResponse
+        error.code == .proxyAuthenticationFailed
     }
 
     /// The error of a proxy that refused the credentials it asked for.
@@ -137,8 +127,7 @@ extension AsyncHTTPClientTransport {
         ClientError(
             .proxyAuthenticationFailed,
             "the proxy \(proxy.withoutCredentials) refused the credentials given for it (another 407 Proxy "
-                + "Authentication Required, or a refused CONNECT: AsyncHTTPClient does not report the status); "
-                + "AsyncHTTPClientTransport answers a proxy with Basic credentials only "
+                + "Authentication Required); AsyncHTTPClientTransport answers a proxy with Basic credentials only "
                 + "(AsyncHTTPClient does not show the proxy's Proxy-Authenticate challenge), so a proxy that asks "
                 + "for Digest cannot be answered on this transport", request: request, underlying: error.underlying)
     }

@@ -197,6 +197,12 @@ extension URLSessionTransport {
         }
         var dictionary: [AnyHashable: Any] = ["HTTPEnable": 0, "HTTPSEnable": 0, "SOCKSEnable": 0]
         if bypass.bypassesAll { return dictionary }
+        for proxy in [http, https].compactMap({ $0 }) where proxy.kind != .http && proxy.kind != .socks5 {
+            throw ClientError(
+                .proxyUnsupported,
+                "URLSessionTransport cannot give URLSession the \(proxy.kind) proxy \(proxy): its proxy dictionary "
+                    + "holds HTTP and SOCKS5 proxies")
+        }
         for proxy in [http, https].compactMap({ $0 }) where proxy.credentials != nil {
             throw ClientError(
                 .proxyUnsupported,
