@@ -52,8 +52,8 @@ struct ProxyGuideTests {
         func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
         let secret = "guide-secret-91"
 
-        let corporate = Proxy(
-            host: "proxy.corp.example", port: 3128, credentials: .init(username: "ci", password: secret))
+        let credentials = Proxy.Credentials(username: "ci", password: secret)
+        let corporate = Proxy(host: "proxy.corp.example", port: 3128, credentials: credentials)
         let socks = try Proxy(url: "socks5h://127.0.0.1:1080")
         print(corporate, socks)  // http://proxy.corp.example:3128 socks5://127.0.0.1:1080
 
@@ -68,10 +68,10 @@ struct ProxyGuideTests {
 
         let internalHosts: ProxyBypass = "localhost, .internal.example, 10.0.0.0/8"
         let egress = Proxy(host: "egress.corp.example", port: 3128)
+        let partners = Proxy(.socks5, host: "127.0.0.1", port: 1080)
         let policy = ProxyPolicy.choosing { url in
             if internalHosts.matches(url) { return nil }
-            return url.host?.hasSuffix(".partner.example") == true
-                ? Proxy(.socks5, host: "127.0.0.1", port: 1080) : egress
+            return url.host?.hasSuffix(".partner.example") == true ? partners : egress
         }
         let files = URL(string: "https://files.partner.example/a")!
         print(try policy.proxy(for: files) as Any)  // Optional(socks5://127.0.0.1:1080)

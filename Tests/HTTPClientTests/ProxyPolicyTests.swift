@@ -1,4 +1,6 @@
 import Foundation
+import HTTPClientTesting
+import TestSupport
 import Testing
 
 @testable import HTTPClient
@@ -179,5 +181,31 @@ struct ProxyPolicyTests {
         let denied = ClientError(.proxyAuthenticationFailed, "407", request: post)
         #expect(!RetryPolicy.defaultTransportErrorCodes.contains(.proxyAuthenticationFailed))
         #expect(!RetryStack.mayResend(post, after: .failure(denied), retriesNonIdempotent: false, byInterceptor: false))
+    }
+}
+
+/// A `Proxy-Authorization` field set on a request (by its caller or an interceptor) never
+/// reaches a transport, so never an origin: a proxy's credentials are given in its `Proxy`.
+@Suite("Proxy-Authorization set on a request")
+struct RequestProxyAuthorizationTests {
+    @Test("the client drops it before the transport, on every hop, and keeps the request's other fields")
+    func droppedBeforeTheTransport() async throws {
+        let stub = StubTransport(fallback: .status(.ok))
+        let client = Client(baseURL: URL(string: "https://api.example.com")!, transport: stub)
+        let response = try await client.send(
+            .get("items").header(.proxyAuthorization, "Basic c2VjcmV0").header(.accept, "application/json"))
+        let sent = try #require(stub.requests.first)
+        #expect(!sent.headerFields.contains(.proxyAuthorization))
+        #expect(sent.headerFields[.accept] == "application/json")
+        #expect(!response.request.headerFields.contains(.proxyAuthorization))
+    }
+
+    @Test("the origin never sees it (the fault server echoes the fields it received)")
+    func originNeverSeesIt() async throws {
+        let client = Client(baseURL: try TestServers.faultServer(), transport: URLSessionTransport())
+        let response = try await client.send(.get("headers").header(.proxyAuthorization, "Basic c2VjcmV0"))
+        let echo = try JSONSerialization.jsonObject(with: response.body) as? [String: Any]
+        #expect(echo?["accept"] != nil || echo?["host"] != nil)
+        #expect(echo?["proxy-authorization"] == nil)
     }
 }
