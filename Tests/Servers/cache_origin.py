@@ -41,11 +41,11 @@ import argparse
 import email.utils
 import http.server
 import json
-import os
 import sys
 import threading
 import time
 import urllib.parse
+from port_file import announce
 
 DATE_FIELDS = {"date", "expires", "last-modified", "if-modified-since", "if-unmodified-since"}
 LOCATION_FIELDS = {"location", "content-location"}
@@ -291,10 +291,7 @@ def main():
     options = parser.parse_args()
     server = Origin((options.host, options.port))
     if options.port_file:
-        temporary = options.port_file + ".tmp"
-        with open(temporary, "w") as handle:
-            handle.write("%d\n" % server.server_address[1])
-        os.replace(temporary, options.port_file)
+        announce(options.port_file, str(server.server_address[1]))
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -39,11 +39,11 @@ the proxy is accepting connections (written atomically).
 
 import argparse
 import json
-import os
 import socketserver
 import sys
 import threading
 import urllib.parse
+from port_file import announce
 
 DECLARED_BYTES = 100_000
 SENT_BYTES = 1_000
@@ -209,10 +209,7 @@ def main():
     options = parser.parse_args()
     server = FaultProxy((options.host, options.port))
     if options.port_file:
-        temporary = options.port_file + ".tmp"
-        with open(temporary, "w") as handle:
-            handle.write(f"{server.server_address[1]}\n")
-        os.replace(temporary, options.port_file)
+        announce(options.port_file, str(server.server_address[1]))
     try:
         server.serve_forever()
     except KeyboardInterrupt:

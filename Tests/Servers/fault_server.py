@@ -141,6 +141,7 @@ import threading
 import time
 import urllib.parse
 import zlib
+from port_file import announce
 
 # Bytes moved per read or write when streaming bodies.
 IO_CHUNK = 1 << 20
@@ -973,10 +974,7 @@ def main():
     for unix_server in unix_servers:
         threading.Thread(target=unix_server.serve_forever, daemon=True).start()
     if options.port_file:
-        temporary = options.port_file + ".tmp"
-        with open(temporary, "w") as handle:
-            handle.write(f"{server.server_address[1]}\n")
-        os.replace(temporary, options.port_file)
+        announce(options.port_file, str(server.server_address[1]))
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -33,6 +33,7 @@ import socket
 import subprocess
 import sys
 import time
+from port_file import announce
 
 ATTEMPTS = 10
 START_SECONDS = 10.0
@@ -131,10 +132,7 @@ def main():
                   % (command[0], daemon.returncode, port, attempt), file=sys.stderr, flush=True)
             remove(options.remove_after, lambda text: fill(text, port))
             continue
-        temporary = options.port_file + ".tmp"
-        with open(temporary, "w") as handle:
-            handle.write("%d\n" % port)
-        os.replace(temporary, options.port_file)
+        announce(options.port_file, str(port))
         stop_signal = getattr(signal, "SIG" + options.stop_signal)
         signal.signal(signal.SIGTERM, lambda *_: daemon.send_signal(stop_signal))
         status = daemon.wait()

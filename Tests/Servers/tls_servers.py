@@ -31,6 +31,7 @@ import os
 import ssl
 import subprocess
 import threading
+from port_file import announce
 
 
 def openssl(*arguments, cwd):
@@ -185,9 +186,7 @@ def main():
         "spki_sha256": {"ca": spki_sha256(folder, "ca.pem"), "leaf": spki_sha256(folder, "leaf.pem")},
         "connections_port": counts.server_address[1],
     }
-    with open(options.port_file + ".tmp", "w") as handle:
-        json.dump(info, handle)
-    os.replace(options.port_file + ".tmp", options.port_file)
+    announce(options.port_file, json.dumps(info))
     threading.Event().wait()
 
 
