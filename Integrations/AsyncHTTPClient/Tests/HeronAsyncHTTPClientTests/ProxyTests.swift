@@ -174,4 +174,41 @@ struct ProxyTests {
         defer { Task { try? await direct.shutdown() } }
         #expect(direct.proxyClients == nil)
     }
+
+    @Test("a redirect to an origin behind another proxy: that proxy never gets the first proxy's credentials")
+    func credentialsStayWithTheirProxy() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let user = try #require(environment["HERON_PROXY_USER"])
+        let password = try #require(environment["HERON_PROXY_PASSWORD"])
+        let authenticating = try Self.proxy(
+            "HERON_PROXY_AUTH_URL", credentials: .init(username: user, password: password))
+        let faultProxyURL = try TransportFixture.server("HERON_FAULT_PROXY_URL")
+        let other = try Self.proxy("HERON_FAULT_PROXY_URL")
+        let faultPort = try #require(try TransportFixture.server("HERON_FAULT_URL").port)
+        // The redirect's target has a name of its own: the fault proxy answers any CONNECT, and
+        // records it, without resolving it.
+        let target = "redirected-\(UUID().uuidString.prefix(8).lowercased()).test"
+        let transport = try AsyncHTTPClientTransport(
+            proxy: .choosing { url in url.port == faultPort ? authenticating : other })
+        defer { Task { try? await transport.shutdown() } }
+        let client = Client(transport: transport, retry: .none)
+        let start = try TransportFixture.fault("/redirect?to=http://\(target)/get&status=302")
+        let error = await #expect(throws: ClientError.self) {
+            _ = try await client.send(HTTPRequest(url: start))
+        }
+        // The first hop went through the authenticating proxy (it asked, was answered, and the
+        // redirect came back); the second through the fault proxy, which cut its body.
+        #expect(error?.code == .truncatedBody || error?.code == .connectionLost, "\(String(describing: error))")
+        let direct = try AsyncHTTPClientTransport(proxy: .direct)
+        defer { Task { try? await direct.shutdown() } }
+        let seen = try await TransportFixture.json(
+            try await direct.send(
+                HTTPRequest(url: faultProxyURL.appending(path: "seen")), options: TransportOptions()))
+        let requests = try #require(seen["requests"] as? [[String: Any]])
+        let connect = try #require(
+            requests.first { ($0["line"] as? String)?.contains(target) == true }, "the fault proxy saw no CONNECT")
+        let fields = try #require(connect["fields"] as? [String: Any])
+        #expect(fields["proxy-authorization"] == nil, "\(fields)")
+        #expect(!"\(seen)".contains(password))
+    }
 }
