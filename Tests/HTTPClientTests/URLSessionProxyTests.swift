@@ -45,9 +45,12 @@ struct URLSessionProxyTests {
         try #require(ProcessInfo.processInfo.environment[variable], "\(variable) is not set: run with scripts/test")
     }
 
-    /// `host:port` of a server's URL, with the proxies' user name and `password` in front.
+    /// `host:port` of a server's URL, with the proxies' user name and `password` in front (the
+    /// other user's when the password is wrong: squid judges the requests waiting on one user's
+    /// check together, so a wrong password beside the right one could fail the right one).
     static func authority(_ variable: String, password: String) throws -> String {
-        let user = try server("HERON_PROXY_USER")
+        let right = password == (try server("HERON_PROXY_PASSWORD"))
+        let user = try server(right ? "HERON_PROXY_USER" : "HERON_PROXY_OTHER_USER")
         return "\(encoded(user)):\(encoded(password))@\(try authority(variable))"
     }
 

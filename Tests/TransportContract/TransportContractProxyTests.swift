@@ -45,11 +45,14 @@ struct TransportContractProxyTests {
         return Proxy(proxy.kind, host: proxy.host, port: proxy.port, credentials: credentials)
     }
 
-    /// The credentials the authenticating proxy wants.
+    /// The credentials the authenticating proxy wants, or with a wrong `password` those of its
+    /// other user (squid judges the requests waiting on one user's check together: a wrong
+    /// password beside the right one for the same user could fail the right one).
     static func credentials(password: String? = nil) throws -> Proxy.Credentials {
         let environment = ProcessInfo.processInfo.environment
-        guard let user = environment["HERON_PROXY_USER"], let secret = environment["HERON_PROXY_PASSWORD"] else {
-            throw TransportFixture.MissingServer(variable: "HERON_PROXY_USER")
+        let userVariable = password == nil ? "HERON_PROXY_USER" : "HERON_PROXY_OTHER_USER"
+        guard let user = environment[userVariable], let secret = environment["HERON_PROXY_PASSWORD"] else {
+            throw TransportFixture.MissingServer(variable: userVariable)
         }
         return Proxy.Credentials(username: user, password: password ?? secret)
     }

@@ -139,7 +139,8 @@ struct ProxyTests {
         "wrong credentials: the proxy asked, was answered once, refused: the message says Basic is all this transport answers with"
     )
     func refusedCredentials() async throws {
-        let user = try #require(ProcessInfo.processInfo.environment["HERON_PROXY_USER"])
+        // The other user: squid judges the requests waiting on one user's check together.
+        let user = try #require(ProcessInfo.processInfo.environment["HERON_PROXY_OTHER_USER"])
         let proxy = try Self.proxy("HERON_PROXY_AUTH_URL", credentials: .init(username: user, password: "wrong-8P"))
         let transport = try AsyncHTTPClientTransport(proxy: .through(proxy))
         defer { Task { try? await transport.shutdown() } }
@@ -210,5 +211,22 @@ struct ProxyTests {
         let fields = try #require(connect["fields"] as? [String: Any])
         #expect(fields["proxy-authorization"] == nil, "\(fields)")
         #expect(!"\(seen)".contains(password))
+    }
+
+    @Test("a proxy that asks for Digest: answered with Basic once, then proxyAuthenticationFailed saying why")
+    func digestProxyIsRefusedTyped() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let user = try #require(environment["HERON_PROXY_USER"])
+        let password = try #require(environment["HERON_PROXY_PASSWORD"])
+        let digest = try Self.proxy("HERON_PROXY_DIGEST_URL", credentials: .init(username: user, password: password))
+        let transport = try AsyncHTTPClientTransport(proxy: .through(digest))
+        defer { Task { try? await transport.shutdown() } }
+        let error = await #expect(throws: ClientError.self) {
+            _ = try await Self.get(transport, try TransportFixture.fault("/bytes?n=1"))
+        }
+        #expect(error?.code == .proxyAuthenticationFailed, "\(String(describing: error))")
+        #expect(error?.message.contains(digest.withoutCredentials.description) == true)
+        #expect(error?.message.contains("Basic") == true)
+        #expect(!String(reflecting: error).contains(password))
     }
 }
