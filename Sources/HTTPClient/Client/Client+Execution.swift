@@ -620,7 +620,7 @@ extension Client {
             var response: TransportResponse
             // Each hop carries the cookies of its own URL; `current` stays without them, so the
             // next hop is worked out from the request as the client made it.
-            let sent = current.addingCookies(from: cookies).withoutProxyCredentials
+            let sent = current.addingCookies(from: cookies)
             do {
                 response = try await transport.send(sent, options: options)
             } catch var error as ClientError where redirects > 0 {

@@ -60,14 +60,4 @@ extension HTTPRequest {
         request.headerFields.append(field)
         return request
     }
-
-    /// This request without a `Proxy-Authorization` field: a proxy's credentials are the
-    /// proxy's (RFC 9110 §11.7.1), given in its ``Proxy`` and sent by the transport to the
-    /// proxy alone, while a request's fields go to the origin (inside a tunnel, or straight).
-    var withoutProxyCredentials: HTTPRequest {
-        guard headerFields.contains(.proxyAuthorization) else { return self }
-        var request = self
-        request.headerFields.remove(.proxyAuthorization)
-        return request
-    }
 }

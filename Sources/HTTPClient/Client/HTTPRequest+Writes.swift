@@ -30,6 +30,9 @@ extension HTTPRequest {
     /// `Keep-Alive`, `Proxy-Connection` and `Upgrade`. They describe one connection, which the
     /// transport owns; HTTP/2 and HTTP/3 forbid them (RFC 9113 §8.2.2), and the client drops
     /// them before any transport sees the request, rather than rely on the libraries below.
+    /// `Proxy-Authorization` goes too: it is for the proxy that asked (RFC 9110 §11.7.1), and a
+    /// proxy's credentials are given in its ``Proxy``, which the transport sends to that proxy
+    /// alone, while a request's fields go to the origin (inside a tunnel, or straight).
     /// Costs a scan of the fields when there are none.
     package mutating func dropHopByHopFields() {
         let fields = headerFields
@@ -47,7 +50,7 @@ extension HTTPRequest {
     /// The hop-by-hop fields every transport is spared; valid tokens.
     private static let hopByHop: Set<HTTPFieldName> = [
         .connection, try! HTTPFieldName("Keep-Alive"), try! HTTPFieldName("Proxy-Connection"),
-        try! HTTPFieldName("Upgrade"),
+        try! HTTPFieldName("Upgrade"), .proxyAuthorization,
     ]
 }
 
