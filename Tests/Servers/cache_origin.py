@@ -45,7 +45,7 @@ import sys
 import threading
 import time
 import urllib.parse
-from port_file import announce
+from port_file import serve
 
 DATE_FIELDS = {"date", "expires", "last-modified", "if-modified-since", "if-unmodified-since"}
 LOCATION_FIELDS = {"location", "content-location"}
@@ -289,15 +289,7 @@ def main():
     parser.add_argument("--port", type=int, required=True, help="0 picks a free port")
     parser.add_argument("--port-file", help="write the bound port here once listening")
     options = parser.parse_args()
-    server = Origin((options.host, options.port))
-    if options.port_file:
-        announce(options.port_file, str(server.server_address[1]))
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
+    serve(Origin((options.host, options.port)), options.port_file)
 
 
 if __name__ == "__main__":

@@ -43,7 +43,7 @@ import socketserver
 import sys
 import threading
 import urllib.parse
-from port_file import announce
+from port_file import serve
 
 DECLARED_BYTES = 100_000
 SENT_BYTES = 1_000
@@ -207,15 +207,7 @@ def main():
     parser.add_argument("--port", type=int, required=True, help="0 picks a free port")
     parser.add_argument("--port-file", help="write the bound port here once listening")
     options = parser.parse_args()
-    server = FaultProxy((options.host, options.port))
-    if options.port_file:
-        announce(options.port_file, str(server.server_address[1]))
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
+    serve(FaultProxy((options.host, options.port)), options.port_file)
 
 
 if __name__ == "__main__":
