@@ -66,12 +66,6 @@ public struct Proxy: Sendable, Hashable, CustomStringConvertible, CustomReflecta
         public var description: String { Redacted().description }
         /// No children: `dump` shows no part of the credentials.
         public var customMirror: Mirror { Mirror(self, children: [], displayStyle: nil) }
-
-        /// The `Basic` answer to a proxy's challenge (RFC 7617 §2): `Basic base64(user:password)`,
-        /// UTF-8.
-        package var basicAuthorization: String {
-            "Basic " + Data("\(username):\(password)".utf8).base64EncodedString()
-        }
     }
 
     /// The protocol spoken to the proxy.
